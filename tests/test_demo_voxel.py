@@ -560,3 +560,38 @@ def test_plot_or_out_through_a_symlink_loop_is_one_line(capsys, tmp_path, flag, 
     err = capsys.readouterr().err
     assert err.startswith(f"xstride demo: error: {flag} ") and err.count("\n") == 1
     assert "symbolic link loop" in err
+
+
+def test_occupancy_panel_marks_each_median_and_range_in_their_bins():
+    """A new-user probe: column b of the occupancy panel holds the nodes of [2**b,
+    2**(b+1)) points, but the median was drawn at log2(median) + 0.5 (a median of 122
+    in the "128" column; the root's 1000 past the last column, not shown) and the bar
+    ended at log2(max) + 1 (a max of 7 reaching into the "8" column)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [{"level": 0, "nodes": 1, "min": 1000, "median": 1000.0, "max": 1000,
+             "histogram_log2": [0] * 9 + [1]},
+            {"level": 1, "nodes": 8, "min": 100, "median": 122.0, "max": 130,
+             "histogram_log2": [0] * 6 + [6, 2]},
+            {"level": 2, "nodes": 200, "min": 1, "median": 5.0, "max": 7,
+             "histogram_log2": [40, 60, 100]}]
+    fig, ax = plt.subplots()
+    try:
+        demo_plot._occupancy_panel(ax, fig, rows, 1000)
+        marks = [line for line in ax.get_lines() if line.get_label() == "median"]
+        assert len(marks) == 1
+        xs, ys = marks[0].get_data()
+        bars = ax.collections[-1].get_segments()
+        lo_x, hi_x = ax.get_xlim()
+        for r, x, seg in zip(rows, xs, bars):
+            column = int(np.floor(np.log2(r["median"])))
+            assert column <= x < column + 1 and lo_x <= x <= hi_x, (r, x)
+            assert seg[0][0] == np.floor(np.log2(r["min"]))
+            assert seg[1][0] == np.floor(np.log2(r["max"])) + 1, (r, seg)
+        np.testing.assert_array_equal(ys, [0, 1, 2])
+    finally:
+        plt.close(fig)

@@ -219,14 +219,18 @@ def _occupancy_panel(ax, fig, rows, n_points):
                         cmap="viridis", norm=LogNorm(vmin=1, vmax=max(1, table.max())),
                         edgecolors="white", linewidth=0.3)
     fig.colorbar(art, ax=ax, shrink=0.8, pad=0.01).set_label("nodes in the bin")
-    # each level's range and median, on the same log2 axis
+    # each level's range and median, on the same log2 axis: column b holds the counts
+    # [2**b, 2**(b+1)), a count v at log2(v) inside it; the bar spans the columns of the
+    # min's and the max's bins (a median of 1000 had been drawn at log2 + 0.5, past the
+    # last column and not shown; any median of sqrt(2) * 2**b or more one column right)
     levels = np.array([r["level"] for r in rows])
-    lo = np.log2([max(1, r["min"]) for r in rows])
-    hi = np.log2([max(1, r["max"]) for r in rows]) + 1.0
-    med = np.log2([max(1.0, r["median"]) for r in rows]) + 0.5
+    lo = np.floor(np.log2([max(1, r["min"]) for r in rows]))
+    hi = np.floor(np.log2([max(1, r["max"]) for r in rows])) + 1.0
+    med = np.log2([max(1.0, r["median"]) for r in rows])
     ax.hlines(levels, lo, hi, color="black", linewidth=0.8, alpha=0.6)
+    # (not clipped: a median of 1 sits on the left edge, as 2**b starts column b)
     ax.plot(med, levels, "D", color="white", markeredgecolor="black", markersize=4,
-            label="median")
+            label="median", clip_on=False, zorder=3)
     for r in rows:
         ax.text(nbins + 0.15, r["level"], f"{r['nodes']:,}", va="center", fontsize=7,
                 clip_on=False)
