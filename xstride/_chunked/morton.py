@@ -4,7 +4,8 @@ Arguments arrive checked by :mod:`xstride.algorithms`; the box (``lower``, ``sca
 is a pair of host float64 vectors, the same for every block, so a key depends only on
 its row and any chunking gives the NumPy backend's keys. (``morton_keys`` takes the
 box as arguments; a caller that wants the points' own bounding box computes it first
-with ``xp.min``/``xp.max``, dask reductions.)
+with ``xp.min``/``xp.max``, dask reductions; :func:`keys_in_box` takes the box as a
+task of the graph instead, whose value the client never holds.)
 
 A NaN or infinite coordinate is found by the block that holds it, when the graph is
 computed; the ``ValueError`` names the first bad row of the whole array, as the NumPy

@@ -5,6 +5,9 @@ the chunk's own backend, so a stage costs its work and not dask's bookkeeping.
   maximum (float64, on the host); the client reduces the ``2 * P`` rows. Min and max
   are exact, so the box equals the NumPy backend's ``xp.min``/``xp.max`` (NaN
   propagates as there).
+- :func:`box_in_graph`: the same box, and the demo's Morton box and scales of it, as
+  one task of the graph (the pipeline submitted without waits: the keys' tasks read it
+  on the cluster).
 - :func:`occupancy`: the run lengths of the level-``k`` cells of sorted keys. Each
   chunk needs the cell of the row before it (the last key of the nearest non-empty
   chunk before it) and the first cell start after it: a summary of every chunk (its
@@ -32,7 +35,8 @@ import xstride
 
 from .. import _backends
 
-__all__ = ["bounding_box", "occupancy", "sorted_across", "runs"]
+__all__ = ["bounding_box", "box_in_graph", "occupancy", "synchronized", "sorted_across",
+           "runs"]
 
 def _box_block(block):
     """(2, d) float64 host array: the block's per-axis min (row 0) and max (row 1)."""
