@@ -296,6 +296,38 @@ def test_the_demo_persists_its_positions_without_alias_tasks(chunks):
     np.testing.assert_array_equal(held.compute(), pos.compute())
 
 
+def test_a_stream_row_under_the_chunk_backends_asarray_is_a_literal_too():
+    """On device chunks ``xp.asarray(host row)`` is the host data and a task of the chunk
+    backend's ``asarray`` over it (two graph nodes): the row was an input task of the
+    Philox blocks, and the counters' ``arange`` and ``[:, None]`` a fused task and an
+    alias before them (three dependent steps on a cluster). The host data now goes into
+    each block task, converted there. Here the same graph on NumPy chunks, ``asarray``
+    NumPy's (the backend's library's, as on CuPy chunks)."""
+    import dask
+
+    import xstride as xp
+    from xstride._chunked import _config
+    from xstride._cli import dask_demo
+
+    host = np.arange(3, dtype=np.uint64)[None, :]
+    with xp.use_backend("dask", chunks=20):
+        row = da.from_array(host, chunks=host.shape, asarray=False).map_blocks(
+            np.asarray, dtype=host.dtype, meta=np.empty((0, 0), dtype=host.dtype))
+        assert len(dict(row.__dask_graph__())) == 2
+        got = _config.host_literal(row)
+        assert type(got) is np.ndarray
+        np.testing.assert_array_equal(got, host)
+        other = row.map_blocks(np.negative, dtype=host.dtype)   # a task, not asarray
+        assert _config.host_literal(other) is None
+        pos = xp.rng.philox_uniform(3, row, xp.arange(64, dtype=xp.uint64)[:, None])
+        ref = xp.rng.philox_uniform(3, xp.asarray(host),
+                                    xp.arange(64, dtype=xp.uint64)[:, None])
+    opt, = dask.optimize(pos)
+    lean_graph = dict(dask_demo._without_aliases(opt).__dask_graph__())
+    assert len(lean_graph) == 4   # a task a block, no other
+    np.testing.assert_array_equal(pos.compute(), ref.compute())
+
+
 def test_an_alias_whose_task_another_reads_stays():
     """A fused task that another task of the graph reads too keeps its name and the
     output its alias."""

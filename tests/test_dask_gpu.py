@@ -55,6 +55,28 @@ def test_cupy_chunks_give_the_cupy_backends_philox_bits(cuda_client, cp):
             np.testing.assert_array_equal(xp.to_numpy(xp.rng.Philox(4, 1).normal(2001)), gen_ref)
 
 
+def test_cupy_chunks_positions_are_one_task_a_block(cuda_client, cp):
+    """The demo's positions on CuPy chunks: the stream row ``xp.asarray(host row)`` goes
+    into each Philox block task (the chunk backend's ``asarray`` of it there), so the
+    optimized graph without aliases is one task a block (it was the row's task, the
+    counters' fused task and alias, then the blocks); the CuPy backend's bits."""
+    import dask
+
+    streams = np.arange(3, dtype=np.uint64)[None, :]
+    with xp.use_backend("cupy"):
+        ref = xp.rng.philox_uniform(2, cp.asarray(streams),
+                                    cp.arange(1000, dtype=cp.uint64)[:, None]).get()
+    for rows in (1000, 300):
+        with xp.use_backend("dask", chunks=rows, chunk_backend="cupy"):
+            pos = xp.rng.philox_uniform(2, xp.asarray(streams),
+                                        xp.arange(1000, dtype=xp.uint64)[:, None])
+        opt, = dask.optimize(pos)
+        lean = dask_demo._without_aliases(opt)
+        assert len(dict(lean.__dask_graph__())) == -(-1000 // rows)
+        held, = dask_demo._persist(pos)
+        np.testing.assert_array_equal(xp.to_numpy(held), ref)
+
+
 def test_cupy_chunks_keys_and_sort_equal_numpy(cuda_client, cp):
     rng = np.random.default_rng(5)
     pts = rng.random((5000, 3))

@@ -371,6 +371,7 @@ class DaskBackend(Backend):
         cfg.executor_of = self.chunk_executor
         cfg.to_host = self.chunk_to_host
         cfg.like = self.chunk_like
+        cfg.host_literal = self.literal_data
         cfg.default_meta = lambda dtype="float64": self.meta(dtype=dtype)
         cfg.default_chunks = lambda: self.options().chunks
 
@@ -386,6 +387,31 @@ class DaskBackend(Backend):
         """Chunk ``block`` as a NumPy array."""
         be = self.of_array(block)
         return block if be is None else be.to_host(block)
+
+    def literal_data(self, a):
+        """The data of one-block dask array ``a`` where its graph holds it as it is: the
+        block itself (``asarray`` of data on its chunks' backend, a graph of one data
+        node), or the NumPy data that the chunk backend's ``asarray`` converts
+        (``asarray`` of host data on device chunks, :meth:`on_chunks`: a data node and
+        that task); else None. A task may take it as a value instead of as an input."""
+        import numpy as np
+
+        graph = dict(a.__dask_graph__())
+        if a.npartitions != 1 or len(graph) > 2:
+            return None
+        node = graph.get((a.name,) + (0,) * a.ndim)
+        if len(graph) == 2:   # host data under the chunk backend's asarray
+            be = self.of_array(a._meta)
+            args = getattr(node, "args", ())
+            if (be is None or getattr(node, "func", None) is not be.load().asarray
+                    or len(args) != 1 or getattr(args[0], "key", None) not in graph):
+                return None
+            value = getattr(graph[args[0].key], "value", graph[args[0].key])
+            ok = type(value) is np.ndarray   # not a masked array: asarray drops its mask
+        else:
+            value = getattr(node, "value", node)   # the data, or a DataNode holding it
+            ok = isinstance(value, type(a._meta))
+        return value if ok and tuple(value.shape) == tuple(a.shape) else None
 
     def chunk_like(self, host, meta):
         """NumPy array ``host`` as an array of the backend of ``meta``."""

@@ -22,6 +22,10 @@ to_host = _unset
 like = _unset
 #: ``(dtype="float64") -> empty array of the active chunk backend`` (dask's meta).
 default_meta = _unset
+#: ``(dask array) -> its data or None``: the block a one-block array's graph holds as it
+#: is, or the NumPy data its chunk backend's ``asarray`` converts (``asarray`` of host
+#: data on device chunks).
+host_literal = _unset
 #: ``() -> the active chunks option``.
 default_chunks = _unset
 #: ``(name, chunk) -> the namespace's function`` of the chunk's backend (xstride's

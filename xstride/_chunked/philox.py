@@ -30,7 +30,7 @@ def _real_block(*blocks, kind, ints):
     """``kind`` of one chunk; ``ints`` holds the Python ints and the literal blocks
     (:func:`_literal`), None where a block goes."""
     it = iter(blocks)
-    args = [next(it) if v is None else v for v in ints]
+    args = [next(it) if v is None else _on_device(v, blocks[0]) for v in ints]
     ex = _config.executor_of("philox", blocks[0])
     # the blocks as they are (a counter column (m, 1) beside a stream row (1, k)): the
     # executors broadcast them, as their arrays' own functions do
@@ -39,6 +39,15 @@ def _real_block(*blocks, kind, ints):
     if isinstance(res, tuple):  # two outputs: stacked on a new last axis
         return array_namespace(res[0]).stack(res, axis=-1)
     return res
+
+
+def _on_device(value, block):
+    """``value`` (a Python int or a literal, :func:`_literal`) beside ``block``: a literal
+    of host data beside a device block goes to the block's device (a copy of a few
+    bytes, which CuPy's ``asarray`` of host data queues on the stream)."""
+    if isinstance(value, np.ndarray) and not isinstance(block, np.ndarray):
+        return _config.like(value, block)
+    return value
 
 
 def _pairs_block(kind, seed, stream, start, like, block_info=None):
@@ -87,17 +96,14 @@ _LITERAL_BYTES = 2**16
 
 def _literal(a, chunks):
     """The data of dask array ``a`` where its graph holds it as it is (``asarray`` of a
-    small host or device array: no task computes it) and every block of the result
-    ``chunks`` reads all of it (each axis of ``a`` of length 1, or one chunk of the
-    result); else None."""
+    small host or device array: no task computes it but, on device chunks, the chunk
+    backend's ``asarray`` of the host data, which the block task then does) and every
+    block of the result ``chunks`` reads all of it (each axis of ``a`` of length 1, or
+    one chunk of the result); else None."""
     if a.npartitions != 1 or a.nbytes > _LITERAL_BYTES:
         return None
-    graph = a.__dask_graph__()
-    if len(graph) != 1:
-        return None
-    node = next(iter(graph.values()))
-    value = getattr(node, "value", node)   # the data, or a DataNode holding it
-    if not isinstance(value, type(a._meta)) or tuple(value.shape) != tuple(a.shape):
+    value = _config.host_literal(a)
+    if value is None:
         return None
     ends = chunks[len(chunks) - a.ndim:]
     if any(n != 1 and len(c) != 1 for n, c in zip(a.shape, ends)):
