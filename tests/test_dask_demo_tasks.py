@@ -43,10 +43,19 @@ def test_occupancy_equals_the_run_lengths(chunks, shift, memory):
     keys[400:700] = keys[400]               # one cell over several chunks
     got = dask_tasks.occupancy(da.from_array(keys, chunks=(chunks,)), shift)
     want = _run_lengths(keys >> np.uint64(shift))
-    assert got.dtype == np.int64 and got.shape == want.shape
+    assert got.dtype == np.int64
     np.testing.assert_array_equal(got.compute(), want)
     assert int(got.sum().compute()) == keys.size
-    # each chunk's length as the client worked it out from the summaries
+    assert dask_tasks.length(got).compute() == want.size
+    _check_lengths(got, len(chunks))
+
+
+def _check_lengths(got, nb):
+    """Each chunk's length as the client worked it out from the summaries; keys in one
+    chunk: its length is not known (no task and no round trip for it)."""
+    if nb == 1:
+        assert got.numblocks == (1,) and np.isnan(got.shape[0])
+        return
     blocks = [b.compute() for b in got.to_delayed().ravel()]
     assert tuple(b.shape[0] for b in blocks) == got.chunks[0]
 
@@ -71,7 +80,7 @@ def _occupancy_of_any_chunking(chunks, top, seed, shift, route):
     finally:
         sample_sort.one_memory = real
     np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(shift)))
-    assert tuple(b.compute().shape[0] for b in got.to_delayed().ravel()) == got.chunks[0]
+    _check_lengths(got, len(chunks))
 
 
 @pytest.mark.parametrize("shift", [3, np.int64(3), np.int32(3), np.uint64(3)])
@@ -87,9 +96,10 @@ def test_occupancy_of_one_key_and_of_one_row(memory):
         np.testing.assert_array_equal(got, [keys.size])
 
 
-def test_keys_in_one_chunk_take_a_counts_task_and_a_length_task(memory):
+def test_keys_in_one_chunk_take_one_counts_task(memory):
     """One chunk needs nothing of another: no summary, no pass over the keys but the
-    counts' (each task one step on a cluster)."""
+    counts', and no task of their length (each task one step on a cluster, and the
+    length's value a round trip of the client): the length is computed when asked."""
     from dask.callbacks import Callback
 
     keys = np.sort(np.random.default_rng(5).integers(0, 64, 300)).astype(np.uint64)
@@ -97,8 +107,10 @@ def test_keys_in_one_chunk_take_a_counts_task_and_a_length_task(memory):
     with Callback(pretask=lambda key, dsk, state: ran.append(key)):
         got = dask_tasks.occupancy(da.from_array(keys, chunks=-1), 2)
     steps = sorted(k[0].split("-")[1] for k in ran if str(k[0]).startswith("occupancy-"))
-    assert steps == ["counts", "lengths"], ran
-    np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(2)))
+    assert steps == ["counts"], ran
+    want = _run_lengths(keys >> np.uint64(2))
+    np.testing.assert_array_equal(got.compute(), want)
+    assert np.isnan(got.shape[0]) and dask_tasks.length(got).compute() == want.size
 
 
 @pytest.mark.parametrize("chunks", CHUNKINGS)
@@ -250,6 +262,26 @@ def test_no_task_reads_another_chunk(memory):
     want = _run_lengths(keys >> np.uint64(2))
     assert sum(got.chunks[0]) == want.size
     np.testing.assert_array_equal(got.compute(), want)
+
+
+def test_each_check_of_the_demo_reports_its_own_result(monkeypatch):
+    """The reductions stage computes arrays and the sortedness check together: with the
+    check a ``Delayed``, dask's ``compute`` returned it after the arrays (dask 2026.7.1
+    and 2026.8.0 group the results by kind), so a failed sortedness check was reported
+    as the carried positions' and the other way round. Here the sortedness check is
+    made to fail (the keys read backwards): only its own check says so."""
+    from xstride._cli import dask_demo
+
+    want = dask_demo.pipeline("dask", n=3000, chunks=700, tree=False)
+    real = dask_tasks.sorted_across
+    monkeypatch.setattr(dask_tasks, "sorted_across", lambda keys: real(keys[::-1]))
+    got = dask_demo.pipeline("dask", n=3000, chunks=700, tree=False)
+    assert got["checks"] == {"keys_sorted": False, "counts_sum_to_points": True,
+                             "values_follow_keys": True}
+    assert want["checks"] == {"keys_sorted": True, "counts_sum_to_points": True,
+                              "values_follow_keys": True}
+    assert got["occupied_cells"] == want["occupied_cells"] > 1
+    assert got["occupancy"] == want["occupancy"]
 
 
 def test_the_pipeline_without_the_tree_has_every_other_result():

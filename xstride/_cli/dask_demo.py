@@ -483,14 +483,14 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
 
     # 6. reductions and checks, computed together
     def reduce():
-        parts = [xp.min(counts), xp.max(counts), xp.sum(counts),
+        parts = [dask_tasks.length(counts), xp.min(counts), xp.max(counts), xp.sum(counts),
                  dask_tasks.sorted_across(sorted_keys),
                  # the carried positions have the sorted keys (per chunk; a gather of
                  # pos by order would move every row across the cluster once more)
                  xp.all(alg.morton_keys(sorted_pos, box_lower.tolist(), box_upper.tolist(),
                                         levels) == sorted_keys)]
-        lo, hi, total, ok_sorted, carried = dask.compute(*parts)
-        return {"occupied": int(counts.shape[0]), "min": int(lo), "max": int(hi),
+        occupied, lo, hi, total, ok_sorted, carried = dask.compute(*parts)
+        return {"occupied": int(occupied), "min": int(lo), "max": int(hi),
                 "total": int(total), "sorted": bool(ok_sorted), "carried": bool(carried)}
 
     red = stage("reductions", reduce)

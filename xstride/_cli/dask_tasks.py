@@ -35,8 +35,8 @@ import xstride
 
 from .. import _backends
 
-__all__ = ["bounding_box", "box_in_graph", "occupancy", "synchronized", "sorted_across",
-           "runs"]
+__all__ = ["bounding_box", "box_in_graph", "occupancy", "length", "synchronized",
+           "sorted_across", "runs"]
 
 def _box_block(block):
     """(2, d) float64 host array: the block's per-axis min (row 0) and max (row 1)."""
@@ -223,6 +223,15 @@ def _counts_of_summaries(block, i: int, n: int, offsets: tuple, shift: int, *inf
                          _after(info, i, n, offsets, shift))
 
 
+def _counts_synchronized(block, n: int, shift):
+    """:func:`_counts_block` of keys in one chunk, returned once its device work has
+    ended (a task ends when its kernels are queued): the occupancy's only task, so the
+    client's wait for it is the wait for the device."""
+    out = _counts_block(block, 0, shift, None, n)
+    _backends.of_array(out).synchronize()
+    return out
+
+
 def _length(*counts) -> list:
     """Each chunk's count of cells (``len`` of its counts), once the device work queued
     before has ended (a task ends when its kernels are queued): where every task shares
@@ -240,10 +249,34 @@ def synchronized(sorted_keys) -> bool:
         sorted_keys)
 
 
+def _rows(*chunks) -> int:
+    return sum(int(c.shape[0]) for c in chunks)
+
+
+def _scalar(name: str, layer: dict, dependencies: list, dtype):
+    """A 0-d dask array of the Python value the task ``(name,)`` of ``layer`` gives. Not
+    a ``Delayed``: ``dask.compute`` of ``Delayed`` objects beside arrays returned the
+    results out of order (dask 2026.7.1 and 2026.8.0: grouped by kind; docs/dask.md)."""
+    return da.Array(_graph(name, layer, dependencies), name, (), dtype=dtype,
+                    meta=np.empty((), dtype=dtype))
+
+
+def length(counts):
+    """The number of rows of 1-D dask array ``counts``, a 0-d int64 dask array: one task
+    reads its chunks' lengths where they are unknown (the occupancy of keys in one
+    chunk)."""
+    name = f"rows-{tokenize(counts.name)}"
+    if np.isnan(counts.shape[0]):
+        layer = {(name,): (_rows,) + tuple(counts.__dask_keys__())}
+        return _scalar(name, layer, [counts], np.int64)
+    return _scalar(name, {(name,): int(counts.shape[0])}, [], np.int64)
+
+
 def occupancy(sorted_keys, shift: int):
-    """Points per occupied cell (int64, a persisted dask array of known chunks) of the
-    cells ``key >> shift`` of sorted keys: the run lengths in key order, from a summary
-    task a chunk (:func:`_summary`) and a counts task a chunk.
+    """Points per occupied cell (int64, a persisted dask array; of known chunks but for
+    keys in one chunk: :func:`length` gives its rows) of the cells ``key >> shift`` of
+    sorted keys: the run lengths in key order, from a summary task a chunk
+    (:func:`_summary`) and a counts task a chunk.
 
     Where every task shares one memory (dask's threads, a cluster of one worker:
     the dask backend's ``one_memory``), each counts task reads the
@@ -254,8 +287,9 @@ def occupancy(sorted_keys, shift: int):
     (one round trip), which works out what each chunk needs and passes it to the chunk's
     task as constants: no task fetches another's result (tiny transfers between
     workers cost more than the round trip, docs/dask.md). Keys in one chunk need
-    nothing of another: its counts task, then one task of their length (one step less
-    than the summary's, and one pass over the keys less)."""
+    nothing of another: one counts task, which synchronizes the device at its end, and
+    the array's one chunk of unknown length (a task of the counts' length after it was
+    one more step on a cluster, and reading its value a round trip of the client)."""
     from dask.delayed import Delayed
 
     shift = int(shift)   # a NumPy integer too (uint64 keys shifted by an int64 fail)
@@ -270,10 +304,12 @@ def occupancy(sorted_keys, shift: int):
     layer = {(summary, i): (_summary, keys[i], shift) for i in range(nb)}
     meta = sorted_keys._meta.astype(np.int64)
     be = _backends.of_array(sorted_keys)
-    if nb == 1:   # nothing before or after the chunk: its counts, then their length
-        layer = {(counts, 0): (_counts_block, keys[0], 0, np.uint64(shift), None, n),
-                 (lengths, 0): (_length, (counts, 0))}
-    elif not be.one_memory(sorted_keys):
+    if nb == 1:   # nothing before or after the chunk: its counts, the device waited for
+        layer = {(counts, 0): (_counts_synchronized, keys[0], n, np.uint64(shift))}
+        arr = da.Array(_graph(counts, layer, [sorted_keys]), counts, ((np.nan,),),
+                       dtype=np.int64, meta=meta)
+        return dask.persist(arr, optimize_graph=False)[0]
+    if not be.one_memory(sorted_keys):
         info = dask.compute(*[_delayed(summary, i, _graph(summary, layer, [sorted_keys]))
                               for i in range(nb)])
         ushift = np.uint64(shift)
@@ -282,11 +318,10 @@ def occupancy(sorted_keys, shift: int):
         arr = da.Array(_graph(counts, layer, [sorted_keys]), counts,
                        (tuple(_lengths(shift, *info)),), dtype=np.int64, meta=meta)
         return dask.persist(arr)[0]
-    else:
-        summaries = tuple((summary, i) for i in range(nb))
-        layer[(lengths, 0)] = (_length,) + tuple((counts, i) for i in range(nb))
-        layer.update({(counts, i): (_counts_of_summaries, keys[i], i, n, offsets, shift)
-                      + summaries for i in range(nb)})
+    summaries = tuple((summary, i) for i in range(nb))
+    layer[(lengths, 0)] = (_length,) + tuple((counts, i) for i in range(nb))
+    layer.update({(counts, i): (_counts_of_summaries, keys[i], i, n, offsets, shift)
+                  + summaries for i in range(nb)})
     graph = _graph(counts, layer, [sorted_keys])
     unknown = da.Array(graph, counts, ((np.nan,) * nb,), dtype=np.int64, meta=meta)
     (held,), sizes = be.persist_reading([unknown],
@@ -303,16 +338,16 @@ def _sorted_block(block, before) -> bool:
 
 
 def sorted_across(keys):
-    """A delayed bool: the keys never decrease (within and across chunks); the last
-    keys of the chunks come to the client first (one round trip)."""
+    """Whether the keys never decrease (within and across chunks), a 0-d bool dask
+    array; the last keys of the chunks come to the client first (one round trip)."""
     nb = keys.numblocks[0]
     kk = keys.__dask_keys__()
     befores = _befores(keys)
     token = tokenize(keys.name)
     ok, every = (f"sorted-{s}-{token}" for s in ("ok", "all"))
     layer = {(ok, i): (_sorted_block, kk[i], befores[i]) for i in range(nb)}
-    layer[(every, 0)] = (all, [(ok, i) for i in range(nb)])
-    return _delayed(every, 0, _graph(every, layer, [keys]))
+    layer[(every,)] = (all, [(ok, i) for i in range(nb)])
+    return _scalar(every, layer, [keys], np.bool_)
 
 
 def _heads_block(block, starts, first_row: int):
