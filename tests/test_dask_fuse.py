@@ -7,6 +7,7 @@ past 600 lines)."""
 from __future__ import annotations
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -300,3 +301,39 @@ def test_fuse_per_block_refuses_a_trace_whose_function_caught_what_it_raised():
     np.testing.assert_array_equal(got.compute(), np.cumsum(x))
     with pytest.raises(TypeError, match="cumulative_sum"):
         xp.fuse(strict=True)(_scan_or_copy)(_dask(x, 3))
+
+
+def _by_repr(x):
+    return x * 2 if "dask" in repr(x) else x * 3
+
+
+def _by_special_name(x):
+    return x * 2 if hasattr(x, "__dask_graph__") else x * 3
+
+
+def _by_missing_special_name(x):
+    return x * 2 if hasattr(x, "__no_such_special__") else x * 3
+
+
+@pytest.mark.parametrize("fn, said", [
+    (_by_repr, "repr()"),
+    # hasattr of a special name a dask array has was False on the stand-in: the fused
+    # run took the other side, with no warning
+    (_by_special_name, "__dask_graph__"),
+])
+def test_a_branch_on_repr_or_a_special_name_runs_unfused(fn, said):
+    """The stand-in's repr (a constant of the trace) and its special names (none) are
+    not the argument's: such a branch runs unfused, with the unfused run's result."""
+    x = _dask(np.arange(6.0).reshape(3, 2), (1, 2))
+    with pytest.warns(xp.FusionWarning, match=re.escape(said)):
+        got = xp.fuse(fn)(x)
+    np.testing.assert_array_equal(got.compute(), fn(x).compute())
+    np.testing.assert_array_equal(got.compute(), np.arange(6.0).reshape(3, 2) * 2)
+
+
+def test_a_special_name_no_array_has_is_missing_in_the_trace_too():
+    x = _dask(np.arange(6.0).reshape(3, 2), (1, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", xp.FusionWarning)
+        got = xp.fuse(_by_missing_special_name)(x)
+    np.testing.assert_array_equal(got.compute(), np.arange(6.0).reshape(3, 2) * 3)

@@ -309,15 +309,20 @@ class Traced:
         __ifloordiv__ = __imod__ = __ipow__ = __ilshift__ = __irshift__ = __imatmul__ = \
         _refuse("an in-place operator")
     # the text of a stand-in would become a constant of the kernel (``len(str(x))``)
-    __str__ = __format__ = _refuse("str() or format() of a traced array")
+    # the text of a stand-in would become a constant of the kernel (and a branch on it
+    # take the other side than on the argument itself)
+    __str__ = __format__ = __repr__ = _refuse("str(), repr() or format() of a traced array")
 
     def __getattr__(self, name):
         if name.startswith("__"):
+            # a special name the argument's array type has (``__dask_graph__`` of a dask
+            # array, ``__cuda_array_interface__`` of a CuPy one): ``hasattr`` on the
+            # stand-in said False, and a branch on it took the other side silently
+            kind = self._npcls or self._rec.array_type
+            if kind is not None and hasattr(kind, name):
+                raise Unfusable(f"the array attribute {name}")
             raise AttributeError(name)
         raise Unfusable(f"the array attribute or method .{name}")
-
-    def __repr__(self):
-        return f"Traced(shape={self._shape}, dtype={self.dtype})"
 
 
 def _hostop(name, swap=False):
