@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import broadcast_error
+from .._core.errors import broadcast_error, value_error
 from .no_array import operand_names
 
 __all__ = ["broadcast_shape_error"]
@@ -93,4 +93,14 @@ def broadcast_shape_error(exc: Exception, qualname: str, named) -> ValueError | 
         shapes = [tuple(np.shape(values[n])) for n in names]
     except Exception:   # an operand NumPy cannot read a shape of: the library's error
         return None
-    return broadcast_error(qualname.rsplit(".", 1)[-1], shapes)
+    func = qualname.rsplit(".", 1)[-1]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return broadcast_error(func, shapes)
+    # the operands broadcast: the library's shapes were theirs and ``out``'s
+    out = values.get("out")
+    if isinstance(getattr(out, "shape", None), tuple):
+        return value_error(func, "out", f"has shape {tuple(out.shape)}; the operands' "
+                                        f"broadcast shape {shape} does not broadcast into it")
+    return None
