@@ -1,4 +1,5 @@
-"""Shorter message batching windows on the local cluster the dask demo starts itself.
+"""Shorter message batching windows on the local cluster the dask demo starts itself,
+and a wait for its scheduler to take up the first stage's tasks.
 
 ``distributed`` batches the messages of its long-lived streams (``BatchedSend``): the
 client's stream to the scheduler sends at most once every 10 ms, the scheduler's to a
@@ -24,7 +25,7 @@ is left as it is: other clients share its scheduler.
 
 from __future__ import annotations
 
-__all__ = ["WINDOW", "shorten", "windows"]
+__all__ = ["WINDOW", "shorten", "windows", "taken_up"]
 
 #: Seconds a batched stream of the demo's own cluster waits between sends.
 WINDOW = 0.0005
@@ -71,3 +72,41 @@ def windows(client) -> dict:
     out.update(client.run_on_scheduler(_scheduler_windows))
     out["workers"] = sorted(set(client.run(_worker_window).values()))
     return out
+
+
+#: The longest wait of :func:`taken_up` (seconds): past it the client goes on.
+TAKE_UP_WAIT = 0.05
+#: Seconds between :func:`taken_up`'s looks at the scheduler (a sleep: it lets go of
+#: the GIL, which the scheduler's thread needs).
+_LOOK_EVERY = 0.0002
+
+
+def taken_up(client, collection, timeout: float = TAKE_UP_WAIT) -> bool:
+    """Wait until a scheduler running in this process has taken up the tasks of the
+    persisted ``collection`` (each task known to it and past ``released``: queued,
+    processing or done), at most ``timeout`` seconds; whether it has. A scheduler
+    elsewhere (``--scheduler``) or dask's threads: nothing to wait for (True).
+
+    A local cluster's scheduler runs on a thread of this process, which the client's
+    Python holds the GIL from while it builds the next stages' graphs: on the H100 host
+    the scheduler took up the positions' graph 11-14 ms after their submission, when
+    the client had built the keys', sort's and occupancy's graphs, and the first task
+    started then (2026-12-07, docs/performance.md). Waiting for it here lets the worker
+    start while the client builds the rest."""
+    import time
+
+    from distributed import futures_of
+
+    scheduler = getattr(getattr(client, "cluster", None), "scheduler", None)
+    tasks = getattr(scheduler, "tasks", None)
+    if not isinstance(tasks, dict):
+        return True
+    keys = [f.key for f in futures_of(collection)]
+    deadline = time.perf_counter() + timeout
+    while True:
+        states = [getattr(tasks.get(k), "state", None) for k in keys]
+        if all(s is not None and s != "released" for s in states):
+            return True
+        if time.perf_counter() > deadline:
+            return False
+        time.sleep(_LOOK_EVERY)

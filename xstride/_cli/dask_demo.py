@@ -294,6 +294,15 @@ def _wait(collections) -> None:
         wait(futures_of(collections))
 
 
+def _taken_up(collection) -> None:
+    """Wait for a scheduler in this process to take up ``collection``'s tasks
+    (:func:`dask_batching.taken_up`; no client: nothing to wait for)."""
+    with contextlib.suppress(ImportError, ValueError):   # ValueError: no client (threads)
+        from distributed import Client
+
+        dask_batching.taken_up(Client.current(), collection)
+
+
 def _synchronize(name: str) -> None:
     _backends.get(name).synchronize()
 
@@ -437,8 +446,11 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         def generate():
             counters = xp.arange(count, dtype=xp.uint64)[:, None]
             streams = np.arange(3, dtype=np.uint64)[None, :]
-            return _persist(xp.rng.philox_uniform(seed, xp.asarray(streams), counters),
-                            wait=staged)[0]
+            held, = _persist(xp.rng.philox_uniform(seed, xp.asarray(streams), counters),
+                             wait=staged)
+            if not staged:   # the first tasks start before the client builds the rest
+                _taken_up(held)
+            return held
 
         pos = stage("philox positions", generate)
         source = f"philox(seed={seed}), unit cube"
