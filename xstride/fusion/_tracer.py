@@ -308,9 +308,8 @@ class Traced:
     __iadd__ = __isub__ = __imul__ = __itruediv__ = __iand__ = __ior__ = __ixor__ = \
         __ifloordiv__ = __imod__ = __ipow__ = __ilshift__ = __irshift__ = __imatmul__ = \
         _refuse("an in-place operator")
-    # the text of a stand-in would become a constant of the kernel (``len(str(x))``)
-    # the text of a stand-in would become a constant of the kernel (and a branch on it
-    # take the other side than on the argument itself)
+    # the text of a stand-in would become a constant of the kernel (``len(str(x))``), and
+    # a branch on it take the other side than on the argument itself
     __str__ = __format__ = __repr__ = _refuse("str(), repr() or format() of a traced array")
 
     def __getattr__(self, name):
