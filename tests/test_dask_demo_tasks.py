@@ -47,14 +47,15 @@ def test_occupancy_equals_the_run_lengths(chunks, shift, memory):
     np.testing.assert_array_equal(got.compute(), want)
     assert int(got.sum().compute()) == keys.size
     assert dask_tasks.length(got).compute() == want.size
-    _check_lengths(got, len(chunks))
+    _check_lengths(got, memory == "several workers" and len(chunks) > 1)
 
 
-def _check_lengths(got, nb):
-    """Each chunk's length as the client worked it out from the summaries; keys in one
-    chunk: its length is not known (no task and no round trip for it)."""
-    if nb == 1:
-        assert got.numblocks == (1,) and np.isnan(got.shape[0])
+def _check_lengths(got, known):
+    """Each chunk's length as the client worked it out from the summaries (a cluster of
+    several workers); in one memory and for keys in one chunk the lengths are not known
+    (no task and no round trip for them)."""
+    if not known:
+        assert all(np.isnan(n) for n in got.chunks[0])
         return
     blocks = [b.compute() for b in got.to_delayed().ravel()]
     assert tuple(b.shape[0] for b in blocks) == got.chunks[0]
@@ -80,7 +81,7 @@ def _occupancy_of_any_chunking(chunks, top, seed, shift, route):
     finally:
         sample_sort.one_memory = real
     np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(shift)))
-    _check_lengths(got, len(chunks))
+    _check_lengths(got, not route and len(chunks) > 1)
 
 
 @pytest.mark.parametrize("shift", [3, np.int64(3), np.int32(3), np.uint64(3)])
@@ -163,10 +164,10 @@ def test_the_pipeline_waits_for_device_work_and_not_for_host_chunks():
 
 @pytest.mark.parametrize("chunks", [(300,), (100, 0, 200), (1,) * 30 + (270,)])
 def test_occupancy_in_one_memory_ends_after_the_device_work(chunks, monkeypatch):
-    """In one chunk or one memory the occupancy's lengths task synchronizes the chunks'
-    backend after every counts task has run (a task ends when its kernels are queued),
-    so the demo waits for no round trip of its own to the workers; elsewhere the demo
-    synchronizes them (``synchronized`` is False)."""
+    """In one chunk or one memory each counts task synchronizes the chunks' backend at
+    its end (a task ends when its kernels are queued), so the demo's wait for them is
+    the wait for the device, with no round trip of its own to the workers; elsewhere
+    the demo synchronizes them (``synchronized`` is False)."""
     import dask
 
     from xstride import _backends
@@ -177,21 +178,20 @@ def test_occupancy_in_one_memory_ends_after_the_device_work(chunks, monkeypatch)
     events = []
     numpy_backend = type(_backends.of_array(keys))
     monkeypatch.setattr(numpy_backend, "synchronize", lambda self: events.append("sync"))
-    counts_block = dask_tasks._counts_of_summaries if len(chunks) > 1 else None
+    real = dask_tasks._counts_block
 
-    def counted(fn):
-        def run(*args):
-            events.append("counts")
-            return fn(*args)
-        return run
+    def counted(*args):
+        out = real(*args)
+        events.append("counts")
+        return out
 
-    if counts_block is not None:
-        monkeypatch.setattr(dask_tasks, "_counts_of_summaries", counted(counts_block))
-    else:
-        monkeypatch.setattr(dask_tasks, "_counts_block", counted(dask_tasks._counts_block))
+    monkeypatch.setattr(dask_tasks, "_counts_block", counted)
     with dask.config.set(scheduler="threads"):
         got = dask_tasks.occupancy(d, 2)
-    assert events == ["counts"] * len(chunks) + ["sync"], events
+    # each counts task's sync after its counts (the tasks may run side by side)
+    assert events.count("counts") == events.count("sync") == len(chunks), events
+    assert all(events[:i].count("sync") <= events[:i].count("counts")
+               for i in range(len(events) + 1)) and events[-1] == "sync", events
     np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(2)))
     monkeypatch.setattr(sample_sort, "one_memory", lambda collection: False)
     assert dask_tasks.synchronized(d) == (len(chunks) == 1)
@@ -221,10 +221,10 @@ def test_sorted_across_signed_keys():
 
 def test_no_task_reads_another_chunk(memory):
     """What a chunk needs of the others comes as the chunks' summaries (a few ints): no
-    chunk travels between workers. In one memory the summaries, the counts and the
-    counts' lengths go in one submission and the client waits once, for the lengths
-    (before, it read the summaries itself and then submitted the counts: two round
-    trips, as on a cluster of several workers still)."""
+    chunk travels between workers. In one memory the summaries and the counts go in one
+    submission and the client reads nothing back (it read the summaries itself and
+    then submitted the counts, two round trips, as on a cluster of several workers
+    still; then one submission and a round trip for the counts' lengths)."""
     keys = np.sort(np.random.default_rng(3).integers(0, 99, 600).astype(np.uint64))
     x = da.from_array(keys, chunks=100)
     seen = {}
@@ -243,9 +243,8 @@ def test_no_task_reads_another_chunk(memory):
                         calls[-1].add(key[0].split("-")[1])
                         chunks = [r[1] for r in task[1:]
                                   if isinstance(r, tuple) and r[0] == x.name]
-                        # a task a chunk reads its own chunk; the lengths' task none
-                        assert chunks == ([key[1]] if key[0].split("-")[1] in
-                                          ("summary", "counts") else [])
+                        # a task a chunk reads its own chunk
+                        assert chunks == [key[1]]
             return real[how](*args, **kw)
         return call
 
@@ -254,13 +253,12 @@ def test_no_task_reads_another_chunk(memory):
         got = dask_tasks.occupancy(x, 2)
     finally:
         dask_tasks.dask.persist, dask_tasks.dask.compute = real["persist"], real["compute"]
-    if memory == "one memory":
-        assert seen == {"persist": [{"summary", "lengths", "counts"}],
-                        "compute": [set()]}   # the held lengths: no task of its own
+    if memory == "one memory":   # one submission, nothing read back
+        assert seen == {"persist": [{"summary", "counts"}]}
     else:   # the summaries through the client, then the counts with constants
         assert seen == {"compute": [{"summary"}], "persist": [{"counts"}]}
     want = _run_lengths(keys >> np.uint64(2))
-    assert sum(got.chunks[0]) == want.size
+    assert dask_tasks.length(got).compute() == want.size
     np.testing.assert_array_equal(got.compute(), want)
 
 

@@ -163,7 +163,7 @@ def test_demo_with_cupy_chunks_equals_the_numpy_backend(cuda_client, shared_dir,
     got = dask_demo.pipeline("dask", points=path, chunks=8000, chunk_backend="cupy")
     assert {k: v for k, v in got.items() if k not in drop} == want
     # submitted as one graph (benchmarks/dask.py's row without waits): the box on the
-    # worker, the occupancy's last task synchronizing the device; in 5 chunks and in one
+    # worker, each occupancy task synchronizing the device; in 5 chunks and in one
     for chunks in (8000, 40000):
         lean = dask_demo.pipeline("dask", points=path, chunks=chunks, chunk_backend="cupy",
                                   staged=False)

@@ -266,14 +266,6 @@ class DaskBackend(Backend):
 
         return one_memory(a)
 
-    def persist_reading(self, arrays, small) -> tuple:
-        """``(held arrays, value)``: ``arrays`` and the ``Delayed`` ``small`` of their
-        graph in one submission, ``small``'s value read from its future
-        (``_chunked/held.py``)."""
-        from .._chunked.held import persist_reading
-
-        return persist_reading(arrays, small)
-
     # ------------------------------------------------------------------ memory
     def on_chunks(self, x, opts: DaskOptions | None = None):
         """``x`` (a dask array with NumPy chunks) with chunks of the chunk backend."""

@@ -13,8 +13,9 @@ the chunk's own backend, so a stage costs its work and not dask's bookkeeping.
   chunk before it) and the first cell start after it: a summary of every chunk (its
   first and last keys, the count and first row of the cells that start after its first
   row, as Python ints) goes to every chunk's counts task, which works out both, where
-  all tasks share one memory (the client waits once, for the counts' chunk lengths);
-  on a cluster of several workers it comes to the client (one round trip), which
+  all tasks share one memory (each counts task waits for the device at its end, and the
+  client for the counts tasks); on a cluster of several workers it comes to the client
+  (one round trip), which
   passes each chunk's task what it needs as constants. Either way no chunk is cut,
   rechunked or sent anywhere.
 - :func:`sorted_across`: whether sorted keys never decrease, per chunk and across
@@ -218,32 +219,29 @@ def _lengths(shift: int, *info) -> list:
 
 def _counts_of_summaries(block, i: int, n: int, offsets: tuple, shift: int, *info):
     """:func:`_counts_block` of chunk ``i`` (``block``), its key before and first start
-    after found in the chunks' summaries (``info``, :func:`_summary`)."""
-    return _counts_block(block, offsets[i], np.uint64(shift), _before(info, i),
-                         _after(info, i, n, offsets, shift))
+    after found in the chunks' summaries (``info``, :func:`_summary`), returned once the
+    device work queued before has ended (:func:`_synchronized`)."""
+    return _synchronized(_counts_block(block, offsets[i], np.uint64(shift),
+                                       _before(info, i), _after(info, i, n, offsets, shift)))
+
+
+def _synchronized(counts):
+    """``counts`` once the device work queued before has ended (a task ends when its
+    kernels are queued): where every task shares one memory, a client that has every
+    counts task's end has the device's (no round trip of its own to synchronize the
+    workers)."""
+    _backends.of_array(counts).synchronize()
+    return counts
 
 
 def _counts_synchronized(block, n: int, shift):
-    """:func:`_counts_block` of keys in one chunk, returned once its device work has
-    ended (a task ends when its kernels are queued): the occupancy's only task, so the
-    client's wait for it is the wait for the device."""
-    out = _counts_block(block, 0, shift, None, n)
-    _backends.of_array(out).synchronize()
-    return out
-
-
-def _length(*counts) -> list:
-    """Each chunk's count of cells (``len`` of its counts), once the device work queued
-    before has ended (a task ends when its kernels are queued): where every task shares
-    one memory this task runs last, so a client that has the lengths has the counts
-    (no round trip of its own to synchronize the workers)."""
-    _backends.of_array(counts[0]).synchronize()
-    return [int(c.shape[0]) for c in counts]
+    """:func:`_counts_block` of keys in one chunk, once its device work has ended."""
+    return _synchronized(_counts_block(block, 0, shift, None, n))
 
 
 def synchronized(sorted_keys) -> bool:
     """Whether :func:`occupancy` of ``sorted_keys`` returns once the counts' device work
-    has ended (one chunk, or every task in one memory: its lengths' task waits for it);
+    has ended (one chunk, or every task in one memory: each counts task waits for it);
     else the caller synchronizes the workers."""
     return sorted_keys.numblocks[0] == 1 or _backends.of_array(sorted_keys).one_memory(
         sorted_keys)
@@ -273,25 +271,22 @@ def length(counts):
 
 
 def occupancy(sorted_keys, shift: int):
-    """Points per occupied cell (int64, a persisted dask array; of known chunks but for
-    keys in one chunk: :func:`length` gives its rows) of the cells ``key >> shift`` of
-    sorted keys: the run lengths in key order, from a summary task a chunk
-    (:func:`_summary`) and a counts task a chunk.
+    """Points per occupied cell (int64, a persisted dask array) of the cells
+    ``key >> shift`` of sorted keys: the run lengths in key order, from a summary task a
+    chunk (:func:`_summary`) and a counts task a chunk. Its chunks' lengths are known on
+    a cluster of several workers, not known (NaN) in one memory and for keys in one
+    chunk, where :func:`length` gives its rows.
 
     Where every task shares one memory (dask's threads, a cluster of one worker:
     the dask backend's ``one_memory``), each counts task reads the
-    summaries (a few ints each) and the summaries, the counts and one task of the
-    chunks' counts of cells go in one submission; the client waits for those counts
-    only (that task reads the counts' chunks after their device work: the counts are
-    there when it ends). On a cluster of several workers the summaries come to the client instead
+    summaries (a few ints each) and the summaries and the counts go in one submission;
+    each counts task ends once the device work queued before it has (the client's wait
+    for them is the wait for the device, and no task of their lengths after them, one
+    more step, nor a round trip to read those). On a cluster of several workers the summaries come to the client instead
     (one round trip), which works out what each chunk needs and passes it to the chunk's
     task as constants: no task fetches another's result (tiny transfers between
     workers cost more than the round trip, docs/dask.md). Keys in one chunk need
-    nothing of another: one counts task, which synchronizes the device at its end, and
-    the array's one chunk of unknown length (a task of the counts' length after it was
-    one more step on a cluster, and reading its value a round trip of the client)."""
-    from dask.delayed import Delayed
-
+    nothing of another: one counts task, no summary."""
     shift = int(shift)   # a NumPy integer too (uint64 keys shifted by an int64 fail)
     n = int(sorted_keys.shape[0])
     nb = sorted_keys.numblocks[0]
@@ -299,17 +294,12 @@ def occupancy(sorted_keys, shift: int):
     offsets = tuple(int(v) for v in
                     np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]))
     token = tokenize(sorted_keys.name, shift)
-    summary, lengths, counts = (f"occupancy-{s}-{token}"
-                                for s in ("summary", "lengths", "counts"))
+    summary, counts = (f"occupancy-{s}-{token}" for s in ("summary", "counts"))
     layer = {(summary, i): (_summary, keys[i], shift) for i in range(nb)}
     meta = sorted_keys._meta.astype(np.int64)
-    be = _backends.of_array(sorted_keys)
     if nb == 1:   # nothing before or after the chunk: its counts, the device waited for
         layer = {(counts, 0): (_counts_synchronized, keys[0], n, np.uint64(shift))}
-        arr = da.Array(_graph(counts, layer, [sorted_keys]), counts, ((np.nan,),),
-                       dtype=np.int64, meta=meta)
-        return dask.persist(arr, optimize_graph=False)[0]
-    if not be.one_memory(sorted_keys):
+    elif not _backends.of_array(sorted_keys).one_memory(sorted_keys):
         info = dask.compute(*[_delayed(summary, i, _graph(summary, layer, [sorted_keys]))
                               for i in range(nb)])
         ushift = np.uint64(shift)
@@ -318,15 +308,13 @@ def occupancy(sorted_keys, shift: int):
         arr = da.Array(_graph(counts, layer, [sorted_keys]), counts,
                        (tuple(_lengths(shift, *info)),), dtype=np.int64, meta=meta)
         return dask.persist(arr)[0]
-    summaries = tuple((summary, i) for i in range(nb))
-    layer[(lengths, 0)] = (_length,) + tuple((counts, i) for i in range(nb))
-    layer.update({(counts, i): (_counts_of_summaries, keys[i], i, n, offsets, shift)
-                  + summaries for i in range(nb)})
-    graph = _graph(counts, layer, [sorted_keys])
-    unknown = da.Array(graph, counts, ((np.nan,) * nb,), dtype=np.int64, meta=meta)
-    (held,), sizes = be.persist_reading([unknown],
-                                        Delayed((lengths, 0), graph, layer=counts))
-    return da.Array(held.dask, held.name, (tuple(sizes),), dtype=np.int64, meta=held._meta)
+    else:
+        summaries = tuple((summary, i) for i in range(nb))
+        layer.update({(counts, i): (_counts_of_summaries, keys[i], i, n, offsets, shift)
+                      + summaries for i in range(nb)})
+    arr = da.Array(_graph(counts, layer, [sorted_keys]), counts, ((np.nan,) * nb,),
+                   dtype=np.int64, meta=meta)
+    return dask.persist(arr, optimize_graph=False)[0]
 
 
 def _sorted_block(block, before) -> bool:
