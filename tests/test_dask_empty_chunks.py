@@ -450,3 +450,24 @@ def test_philox_signed_arguments_with_chunks_of_no_element(kind):
     with pytest.raises(ValueError, match="argument 'stream' has negative values"):
         with xp.use_backend("dask"):
             fn(0, negative, 3)
+
+
+@pytest.mark.parametrize("option, shape", [
+    (((2, 0, 5), (3,)), (7, 3)),
+    (((0, 7, 0), (3,)), (7, 3)),
+    (((1, 0, 1), (2,), (2,)), (2, 2, 2)),
+    (3, (7, 3)),
+])
+@pytest.mark.parametrize("draw", ["uniform", "normal", "integers"])
+def test_philox_draws_have_the_rows_of_zeros_also_of_no_element(option, shape, draw):
+    """The generator's draws of 2 or more axes had their blocks of no row merged away by
+    dask's ``reshape`` of the stream (``((2, 5), (3,))`` under ``((2, 0, 5), (3,))``),
+    where 1-D draws kept them: docs/dask.md gives them the rows of ``xp.zeros``."""
+    def call(g):
+        return g.integers(5, shape=shape) if draw == "integers" else getattr(g, draw)(shape)
+
+    want = call(xp.rng.Philox(1, backend="numpy"))
+    with xp.use_backend("dask", chunks=option):
+        got = call(xp.rng.Philox(1))
+        assert got.chunks == xp.zeros(shape).chunks
+    np.testing.assert_array_equal(xp.to_numpy(got), want)

@@ -201,9 +201,28 @@ def pairs(kind, seed, stream, start, n, shape=None, func="Philox"):
     for any chunking; ``func`` as in :func:`stream_chunks`."""
     like = _config.default_meta()
     chunks = stream_chunks(n, shape, np.float64, func)
-    return da.map_blocks(_pairs_block, kind=kind, seed=seed, stream=stream, start=start,
-                         like=like, chunks=chunks, dtype=np.float64,
-                         meta=_meta(like, 1, np.float64))
+    return _as_rows(da.map_blocks(_pairs_block, kind=kind, seed=seed, stream=stream,
+                                  start=start, like=like, chunks=chunks, dtype=np.float64,
+                                  meta=_meta(like, 1, np.float64)), shape)
+
+
+def _block_as_rows(block, tail: tuple):
+    return block.reshape((-1,) + tail)
+
+
+def _as_rows(values, shape):
+    """1-D ``values`` of whole rows per chunk (:func:`stream_chunks`) as an array of
+    ``shape`` of 2 or more axes, a block a chunk: the rows the ``chunks`` option gives
+    ``shape``, its blocks of no row too (dask's ``reshape`` merged those away, so the
+    draw's blocks did not line up with ``xp.zeros(shape)``'s). Else ``values``."""
+    if shape is None or len(shape) < 2 or values.shape[0] == 0:
+        return values   # (no element: one empty chunk, as dask's reshape makes it)
+    tail = tuple(int(t) for t in shape[1:])
+    row = int(np.prod(tail, dtype=np.int64))
+    rows = tuple(c // row for c in values.chunks[0])
+    return values.map_blocks(_block_as_rows, tail, chunks=(rows,) + tuple((t,) for t in tail),
+                             new_axis=list(range(1, len(shape))), dtype=values.dtype,
+                             meta=_meta(values._meta, len(shape), values.dtype))
 
 
 def words(counter_words, key0, key1, shape):
@@ -311,7 +330,7 @@ def integers(seed, stream, start, n, r, thresh, room, shape=None, func="Philox.i
     todo = np.asarray(_config.to_host(da.flatnonzero(both[:, 1]).compute()), dtype=np.int64)
     values = both[:, 0]
     if todo.size == 0:
-        return values, n
+        return _as_rows(values, shape), n
     host = np.empty(0)
     ex = _config.executor_of("philox", host)
     fix_index, fix_value = todo.copy(), np.zeros(todo.size, dtype=np.uint64)
@@ -329,4 +348,4 @@ def integers(seed, stream, start, n, r, thresh, room, shape=None, func="Philox.i
         where = where[rejected]
     values = da.map_blocks(_patch_block, values, fix_index, fix_value, dtype=np.uint64,
                            meta=values._meta)
-    return values, ctr_next - start
+    return _as_rows(values, shape), ctr_next - start
