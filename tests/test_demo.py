@@ -523,6 +523,14 @@ def test_progress_on_a_terminal_and_elsewhere():
     prog.start("fast")
     prog.stop()
     assert quiet.getvalue() == ""
+    # a stage that raised: not "done" (a dask stage whose tasks killed their workers
+    # said "philox positions done in 21.14 s" before its error)
+    failed = io.StringIO()
+    prog = _demo.Progress(stream=failed, after=0.0)
+    prog.start("positions")
+    time.sleep(0.05)
+    prog.stop(failed=True)
+    assert failed.getvalue().splitlines()[1].startswith("positions failed after ")
 
 
 def test_pipeline_api_reports_progress_fraction(monkeypatch):

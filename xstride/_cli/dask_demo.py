@@ -30,9 +30,10 @@ import time
 import numpy as np
 
 from .. import _backends
-from . import dask_batching, demo_extras, demo_tree
+from . import dask_batching, dask_watch, demo_extras, demo_tree
 from .dask_connect import connect as _connect, wait_for_workers as _wait_for_workers
 from .dask_options import DEFAULT_TIMEOUT, add_arguments, check_arguments  # noqa: F401
+from .dask_watch import WorkerWatch
 from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table,
                    error_line, summary)
 
@@ -118,7 +119,9 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
         client = _connect(Client, scheduler, timeout)
         try:
             _wait_for_workers(client, scheduler, timeout)
-            yield client
+            with _watched(client, WorkerWatch(client, scheduler=scheduler, grace=timeout),
+                          scheduler):
+                yield client
         finally:
             client.close()
         return
@@ -145,22 +148,37 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
     try:
         client = Client(local)
         dask_batching.shorten(client)   # the cluster is this demo's alone
-        watch = _WorkerWatch(local, client)
+        watch = WorkerWatch(client, local=local)
         try:
-            yield client
-            if watch.lost:   # the stages ended without the cluster (dask's threads)
-                raise DemoError(watch.message)
-        except BaseException:
-            if watch.lost:   # what the closed client raised in the stage that waited
-                raise DemoError(watch.message) from None
-            raise
+            with _watched(client, watch, None):
+                yield client
         finally:
-            watch.stop()
             if not watch.lost:
                 _quiet_workers(client)
             client.close()
     finally:
         local.close()
+
+
+@contextlib.contextmanager
+def _watched(client, watch, scheduler):
+    """The stages under ``watch`` (:mod:`.dask_watch`): a cluster lost under them, or a
+    failure of it (:func:`.dask_watch.failure`), is the demo's one-line error."""
+    try:
+        yield client
+        if watch.lost:   # the stages ended without the cluster (dask's threads)
+            raise DemoError(watch.message)
+    except DemoError:
+        raise
+    except BaseException as exc:
+        if watch.lost:   # what the closed client raised in the stage that waited
+            raise DemoError(watch.message) from None
+        known = dask_watch.failure(exc, scheduler)
+        if known is not None:
+            raise known from None
+        raise
+    finally:
+        watch.stop()
 
 
 #: Loggers of a local cluster's worker processes quieted before the cluster closes.
@@ -184,53 +202,6 @@ def _quiet_workers(client) -> None:
     there. Nothing is raised (a cluster that lost its workers cannot answer)."""
     with contextlib.suppress(Exception):
         client.run(_quiet_shutdown_logs)
-
-
-class _WorkerWatch:
-    """Watches the workers of a local cluster made by :func:`cluster` while the demo
-    runs. When none is left (each worker's nanny closed: the scheduler removed the
-    workers, as an overloaded machine made it do, and a local cluster starts no new
-    ones), the client's futures are cancelled, so that the stage waiting on the cluster
-    ends (it waited for ever, its tasks queued for workers that would never come);
-    ``lost`` then says so and ``message`` is the demo's error."""
-
-    def __init__(self, local, client, period: float = 0.5):
-        self._local, self._client, self._period = local, client, period
-        self.lost = False
-        self.message = ("the local cluster lost all its workers (dask's log above says "
-                        "why) and starts no new ones: the demo cannot finish. On a busy "
-                        "machine, fewer chunks of rows (a larger --chunks) make fewer "
-                        "tasks")
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True,
-                                        name="xstride-demo-worker-watch")
-        self._thread.start()
-
-    def _gone(self) -> bool:
-        from distributed.core import Status
-
-        live = (Status.init, Status.created, Status.starting, Status.running, Status.paused)
-        return not any(getattr(w, "status", None) in live
-                       for w in list(self._local.workers.values()))
-
-    def _watch(self) -> None:
-        while not self._stop.wait(self._period):
-            if self.lost or self._gone():
-                # again each period: a stage may have submitted more since
-                self.lost = True
-                with contextlib.suppress(Exception):
-                    self._client.loop.add_callback(self._cancel_all)
-
-    def _cancel_all(self) -> None:
-        """Ends every wait of the client (on its event loop): each of its futures
-        cancelled, as the scheduler would cancel them (its waits raise dask's
-        ``FutureCancelledError``)."""
-        for state in list(self._client.futures.values()):
-            state.cancel(reason="the local cluster lost all its workers")
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 # --------------------------------------------------------------------- pipeline
@@ -287,11 +258,19 @@ def _held(arrays, wait: bool = True):
 
 def _wait(collections) -> None:
     """Wait for the tasks of persisted ``collections`` (nothing to wait for without a
-    ``distributed`` client: dask's threads computed them in ``persist``)."""
-    with contextlib.suppress(ImportError, ValueError):  # ValueError: no client (threads)
+    ``distributed`` client: dask's threads computed them in ``persist``); a task that
+    failed raises its error here, in the stage that submitted it (``wait`` returns on
+    failed futures too: a later stage raised it)."""
+    try:
         from distributed import futures_of, wait
-
-        wait(futures_of(collections))
+    except ImportError:
+        return
+    futures = futures_of(collections)
+    with contextlib.suppress(ValueError):   # no client (threads)
+        wait(futures)
+    for future in futures:
+        if future.status == "error":
+            future.result()   # raises the task's error
 
 
 def _taken_up(collection) -> None:
@@ -421,11 +400,15 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
             progress.start(name)
         t0 = time.perf_counter()
         try:
-            return fn()
-        finally:
+            out = fn()
+        except BaseException:
             if progress is not None:
-                progress.stop()
-            times.append((name, time.perf_counter() - t0))
+                progress.stop(failed=True)
+            raise
+        if progress is not None:
+            progress.stop()
+        times.append((name, time.perf_counter() - t0))
+        return out
 
     # 1. positions
     if points is not None:

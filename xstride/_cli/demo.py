@@ -132,7 +132,9 @@ class Progress:
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, failed: bool = False) -> None:
+        """The stage's end: its line cleared on a terminal, else "NAME done in S s"
+        ("NAME failed after S s" where it raised)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
@@ -140,7 +142,8 @@ class Progress:
             if self._tty():
                 self.stream.write("\r\x1b[K")
             else:
-                print(f"{self._name} done in {time.perf_counter() - self._t0:.2f} s",
+                how = "failed after" if failed else "done in"
+                print(f"{self._name} {how} {time.perf_counter() - self._t0:.2f} s",
                       file=self.stream, flush=True)
             self.stream.flush()
 
@@ -159,9 +162,12 @@ class _Stages:
             self.progress.start(name)
         try:
             result, t = timed_step(self.sync, fn)
-        finally:
+        except BaseException:
             if self.progress is not None:
-                self.progress.stop()
+                self.progress.stop(failed=True)
+            raise
+        if self.progress is not None:
+            self.progress.stop()
         self.times.append((name, t))
         return result
 
