@@ -114,7 +114,8 @@ def collect(backend: str | None = None) -> dict:
     kernels = [k._asdict() for k in xp.cuda.compiled_kernels()[first:]]
     total = {key: sum(s[key] for s in steps)
              for key in ("seconds", "run_seconds", "compile_seconds", "kernels_compiled")}
-    return {"backend": name, "compiles_kernels": bool(work.compiles_kernels),
+    return {"backend": name, "chunk_backend": work.name if lazy else None,
+            "compiles_kernels": bool(work.compiles_kernels),
             "cupy_compiles_recorded": watched, "rows": n, "steps": steps,
             "kernels": kernels, "total": total}
 
@@ -123,9 +124,9 @@ def _table(res: dict) -> str:
     lines = [f"kernels compiled by a short workload on {res['backend']} "
              f"((n, 3) float64, n = {res['rows']:,})", ""]
     if not res["compiles_kernels"]:
-        # (a lazy backend's chunks are the host's arrays here: their library's loops)
-        whose = ("its chunks are NumPy arrays, whose functions are NumPy's compiled loops"
-                 if res["backend"] == "dask" else
+        chunks = res.get("chunk_backend")   # a lazy backend's: its chunks' library's
+        whose = (f"its chunks are {chunks} arrays, whose functions are that library's "
+                 "compiled loops" if chunks else
                  "its functions are the library's own compiled loops")
         lines.append(f"  the {res['backend']} backend compiles no kernels ({whose})")
         lines.append("")
