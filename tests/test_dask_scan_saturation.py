@@ -24,6 +24,11 @@ CASES = [
     ("cumulative_prod", [1e-200, 1e-200, 1e200, 1e200, np.inf, 3.0]),   # 0 * inf: NaN
     ("cumulative_prod", [1e200, 1e200, 0.0, 5.0]),                  # inf * 0: NaN
     ("cumulative_prod", [1e-200, 1e-200, -1e200, 1e200, -1e200]),   # signs of zero
+    # a chunk's -0.0 after a carried zero: sign(-0.0) is +0.0, and the carry past it
+    # lost the zero's sign (a new-user probe)
+    ("cumulative_prod", [-0.0, -0.0, -1.0]),
+    ("cumulative_prod", [-0.0, 0.0, -0.0, -1.0]),
+    ("cumulative_prod", [2.0, -0.0, -0.0, 3.0, -0.0, -1.0]),
     ("cumulative_sum", [M64, M64, -M64, -M64]),                     # inf carried, -inf own
     ("cumulative_sum", [M64, M64, -M64, -np.inf, 1.0]),             # a real -inf: NaN
     ("cumulative_sum", [-M64, -M64, M64, M64, np.nan, 1.0]),

@@ -187,7 +187,10 @@ def _summary(block, scanned, *, name, axis, dtype):
     if op == "add":
         kinds = _fn("where", data)(finite, _fn("zeros_like", data)(data), data)
         return last, _fn("sum", data)(kinds, axis=axis, keepdims=True)
-    kinds = _fn("where", data)(finite, _fn("sign", data)(data), data)
+    # a zero as itself (``sign(-0.0)`` is ``+0.0``: a -0.0 of the chunk lost its sign,
+    # and the carry past a zero carry with it)
+    nonzero = _fn("logical_and", data)(finite, _fn("not_equal", data)(data, 0))
+    kinds = _fn("where", data)(nonzero, _fn("sign", data)(data), data)
     return last, _fn("prod", data)(kinds, axis=axis, keepdims=True)
 
 
