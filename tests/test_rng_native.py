@@ -555,3 +555,35 @@ def test_info_runs_the_self_check_before_reporting_compiled(monkeypatch, tmp_pat
     row = _info.collect()["capabilities"]["features"]["host_philox"]
     assert row == {"available": False, "reason": "compiled results differ (test)",
                    "path": "NumPy ufuncs (compiled results differ (test))"}
+
+
+def test_an_interrupt_waits_for_the_threads_before_it_unwinds(monkeypatch):
+    """Ctrl-C during a threaded Philox draw (the demo's positions): the main thread
+    unwound while the pool's threads still wrote into buffers it freed, and the process
+    crashed with SIGSEGV (5 of 8 interrupts at the right moment). The threads now end
+    their chunk and stop before the interrupt goes on."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from xstride._host import philox
+
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", "2")
+    running, done = set(), []
+
+    def fn(s, e):
+        running.add(s)
+        time.sleep(0.05)
+        running.discard(s)
+        done.append(s)
+
+    timer = threading.Timer(0.06, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            philox._map(fn, 40, chunk=1)
+        assert not running, running   # no chunk still being written
+        assert len(done) < 40          # and the rest were not started
+    finally:
+        timer.cancel()

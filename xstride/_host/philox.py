@@ -32,7 +32,7 @@ import functools
 import os
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -238,13 +238,25 @@ def _map(fn, n, chunk=CHUNK):
     if _pool is None or _pool._max_workers < nt:
         _pool = ThreadPoolExecutor(max_workers=nt, thread_name_prefix="xstride-philox")
     step = -(-len(starts) // nt)
+    stop = threading.Event()
 
     def run(j):
         for s in starts[j * step:(j + 1) * step]:
+            if stop.is_set():
+                return
             fn(s, min(s + chunk, n))
 
-    for f in [_pool.submit(run, j) for j in range(nt)]:
-        f.result()
+    futures = [_pool.submit(run, j) for j in range(nt)]
+    try:
+        for f in futures:
+            f.result()
+    except BaseException:
+        # (Ctrl-C in this thread) the other threads end their chunk before the buffers
+        # they write may be freed: leaving them running crashed the process (SIGSEGV)
+        # as it unwound or exited
+        stop.set()
+        wait(futures)
+        raise
 
 
 # ------------------------------------------------------------------ compiled path
