@@ -649,3 +649,20 @@ def test_bad_option_values_are_refused_before_any_cluster(argv, message, tmp_pat
     assert main(["demo", "--backend", "dask", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("xstride demo: error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_workers_or_nannys_address_is_named_as_no_schedulers():
+    """A probe gave ``--scheduler`` a worker's port: "cannot connect to ... (TypeError:
+    Worker.identity() got an unexpected keyword argument 'n_workers')"."""
+    with distributed.LocalCluster(n_workers=1, processes=True, dashboard_address=":0") as other:
+        nanny = list(other.workers.values())[0]
+        for address, kind in ((nanny.worker_address, "a dask worker,"),
+                              (nanny.address, "a dask worker's nanny or other server,")):
+            argv = [sys.executable, "-m", "xstride", "demo", "--backend", "dask",
+                    "--scheduler", address, "--connect-timeout", "5", "--n", "100"]
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 2 and proc.stdout == "", proc.stderr[-2000:]
+            assert proc.stderr.strip().splitlines()[-1] == (
+                f"xstride demo: error: --scheduler {address} is the address of {kind} not "
+                "of a scheduler: give the address the scheduler prints (its workers print "
+                "it as 'Registered to:')")

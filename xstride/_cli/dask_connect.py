@@ -149,9 +149,21 @@ def connect(Client, scheduler, timeout):
         raise DemoError(f"the peer at {scheduler} does not speak dask's protocol (its "
                         "reply read as a dask message gave a frame length of "
                         "exabytes)")
+    if isinstance(exc, TypeError) and ".identity()" in str(exc):
+        # the client's first call, the scheduler's identity, reached a worker or a nanny
+        # ("Worker.identity() got an unexpected keyword argument 'n_workers'")
+        raise DemoError(f"--scheduler {scheduler} is the address of a dask "
+                        f"{_server_kind(exc)}, not of a scheduler: give the address the "
+                        "scheduler prints (its workers print it as 'Registered to:')")
     if isinstance(exc, TypeError):   # this side's settings (a tls:// address, no TLS set)
         raise DemoError(f"cannot connect to {scheduler} ({why})")
     raise DemoError(f"the peer at {scheduler} does not speak dask's protocol ({why})")
+
+
+def _server_kind(exc) -> str:
+    """What answered the client's call of the scheduler's ``identity()``: a worker
+    (``Worker.identity()``), else a nanny or another server (``Server.identity()``)."""
+    return "worker" if "Worker.identity()" in str(exc) else "worker's nanny or other server"
 
 
 def quiet_on_failure(Client):
