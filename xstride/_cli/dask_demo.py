@@ -318,7 +318,10 @@ def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=No
     where the Morton keys' tasks read it (its numbers come to the client after the
     timed stages, for the result), the keys go in with the sort's graph, and the client
     waits only where it needs a result (the sort's partition lengths where the sort
-    has several partitions, the occupancy's lengths). The pipeline's time is the stages'
+    has several partitions, the occupancy's chunk summaries on several workers, the
+    occupancy's counts at the end) and, after the positions' submission, for a
+    scheduler of this process to take them up (:func:`dask_batching.taken_up`). The
+    pipeline's time is the stages'
     sum as before, but a stage's own time is no longer its work (benchmarks/dask.py
     times both ways). A box of no usable extent raises the same ``DemoError`` either
     way (from the box's task, when the occupancy is waited for)."""

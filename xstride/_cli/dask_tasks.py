@@ -261,8 +261,8 @@ def _scalar(name: str, layer: dict, dependencies: list, dtype):
 
 def length(counts):
     """The number of rows of 1-D dask array ``counts``, a 0-d int64 dask array: one task
-    reads its chunks' lengths where they are unknown (the occupancy of keys in one
-    chunk)."""
+    reads its chunks' lengths where they are unknown (the occupancy in one memory or of
+    keys in one chunk)."""
     name = f"rows-{tokenize(counts.name)}"
     if np.isnan(counts.shape[0]):
         layer = {(name,): (_rows,) + tuple(counts.__dask_keys__())}
