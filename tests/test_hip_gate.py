@@ -150,6 +150,9 @@ REFUSED = {
     "option --define-macro=": ("__global__ void k(float* a) {}",
                                {"options": ("--define-macro=XSTRIDE_BOUNDS_CHECK",)},
                                "bounds_check_views", "--define-macro=XSTRIDE_BOUNDS_CHECK"),
+    "-U then -D": ("__global__ void k(float* a) {}",
+                   {"options": ("-UXSTRIDE_BOUNDS_CHECK", "-DXSTRIDE_BOUNDS_CHECK")},
+                   "bounds_check_views", "-DXSTRIDE_BOUNDS_CHECK"),
     "options -D, name": ("__global__ void k(float* a) {}",
                          {"options": ("-D", "XSTRIDE_BOUNDS_CHECK=1")}, "bounds_check_views",
                          "-D XSTRIDE_BOUNDS_CHECK=1"),
@@ -262,6 +265,14 @@ REFUSED = {
 
 ACCEPTED = {
     "plain": ("__global__ void k(float* x, int n) {}", {}),
+    # a new-user probe: the options act in order, so a define undone by a later -U
+    # leaves the kernel without bounds checks; the gate refused it on HIP
+    "-DXSTRIDE_BOUNDS_CHECK undone by -U": (
+        "__global__ void k(float* x) {}",
+        {"options": ("-DXSTRIDE_BOUNDS_CHECK", "-UXSTRIDE_BOUNDS_CHECK")}),
+    "--define-macro undone by -U, name": (
+        "__global__ void k(float* x) {}",
+        {"options": ("--define-macro=XSTRIDE_BOUNDS_CHECK=1", "-U", "XSTRIDE_BOUNDS_CHECK")}),
     "Array4D + CArray4D": ("#include <xstride/array_view.cuh>\n"
                            "__global__ void k(Array4D<float> a, CArray4D<int> b) {}", {}),
     "struct field CArray4D": (_struct_src(4), {}),

@@ -179,6 +179,46 @@ def test_internal_overlap():
     assert internal_overlap((3, 3), (1, 1)) and not internal_overlap((3, 3), (24, 8), 8)
 
 
+@pytest.mark.parametrize("args, exc, match", [
+    (((-2, 3), (1, 1)), ValueError, r"^internal_overlap: argument 'shape' \(-2, 3\) has a negative extent$"),
+    (((2.0, 3), (1, 1)), TypeError, r"^internal_overlap: shape entry must be an integer, got float 2.0$"),
+    (((2, 3), (1, True)), TypeError, r"^internal_overlap: stride must be an integer, got bool True$"),
+    (((2, 3), (3, 1), -1), ValueError, r"^internal_overlap: argument 'width' must be at least 0, got -1$"),
+    (((2, 3), (3, 1), 1.5), TypeError, r"^internal_overlap: width must be an integer, got float 1.5$"),
+    ((3, (1,)), TypeError, r"^internal_overlap: shape must be a sequence of ints, got int$"),
+])
+def test_internal_overlap_refuses_what_is_no_layout(args, exc, match):
+    """A new-user probe: negative and float extents answered False (no overlap)."""
+    from xstride.layout import internal_overlap
+    with pytest.raises(exc, match=match):
+        internal_overlap(*args)
+
+
+@pytest.mark.parametrize("value, exc, match", [
+    (0, ValueError, r"^PACK_FORMAT: argument 'max_ndim' must be in \[1, 64\], got 0$"),
+    (65, ValueError, r"^PACK_FORMAT: argument 'max_ndim' must be in \[1, 64\], got 65$"),
+    (-1, ValueError, r"argument 'max_ndim' must be in"),
+    (True, TypeError, r"^PACK_FORMAT: max_ndim must be an integer, got bool True$"),
+    ("x", TypeError, r"^PACK_FORMAT: max_ndim must be an integer, got str 'x'$"),
+])
+def test_pack_format_refuses_a_capacity_pack_refuses(value, exc, match):
+    """A new-user probe: ``PACK_FORMAT(-1)`` returned ``'<qii-1q-1q'``, no ``struct``
+    format; ``PACK_FORMAT(100)`` one that ``Layout.pack`` refuses."""
+    from xstride.layout import PACK_FORMAT
+    with pytest.raises(exc, match=match):
+        PACK_FORMAT(value)
+    assert PACK_FORMAT(1) == "<qii1q1q" and struct.calcsize(PACK_FORMAT()) == 16 + 2 * 8 * 64
+
+
+def test_check_output_of_no_array_names_the_argument():
+    """A new-user probe: a list raised ``AttributeError: 'list' object has no attribute
+    'shape'``."""
+    from xstride.layout import check_output
+    with pytest.raises(TypeError, match=r"^f: argument 'out' got list \[1, 2\]; expected an "
+                                        r"array \(with shape, strides and itemsize\)$"):
+        check_output("f", "out", [1, 2])
+
+
 @st.composite
 def views(draw):
     shape = draw(shapes(max_rank=4, max_side=4))

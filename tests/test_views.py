@@ -58,6 +58,15 @@ def test_a_view_reaching_past_int64_names_strides(shape, strides, offset):
         xp.as_strided(np.arange(10), shape, strides, offset=offset)
 
 
+@pytest.mark.parametrize("offset", [2**62, -2**62])
+def test_an_offset_past_int64_in_bytes_names_offset(offset):
+    """A new-user probe: an offset whose bytes leave int64 (2**62 elements of 8 bytes)
+    was blamed on ``strides``, which a shape of (1,) never uses."""
+    with pytest.raises(ValueError, match=rf"^as_strided: argument 'offset' {offset} elements "
+                                         r"of 8 bytes are -?\d+ bytes, past int64"):
+        xp.as_strided(np.arange(10), (1,), (1,), offset=offset)
+
+
 def test_empty_view_past_numpys_extent_rule_names_the_argument():
     """A new-user probe: an empty view whose non-zero extents times the item size pass
     2**63 - 1 bytes (``as_strided(a, (0, 2**62, 4), ...)`` of int8) raised NumPy's

@@ -21,7 +21,7 @@ from ._plans.layout_args import (INT64_MIN as _INT64_MIN, MAX_NDIM, array_fields
                                  as_int as _int, check_int64 as _check_int64,
                                  checked_shape as _checked_shape, compact as _compact,
                                  int_seq as _int_seq, layout_fields as _layout_fields)
-from ._plans.overlap import check_output, internal_overlap
+from ._plans.overlap import _overlap, check_output, internal_overlap
 
 __all__ = ["Layout", "MAX_NDIM", "INT64_MAX", "compact_strides", "PACK_FORMAT",
            "internal_overlap", "check_output"]
@@ -33,7 +33,17 @@ def PACK_FORMAT(max_ndim: int = MAX_NDIM) -> str:
 
     It matches ``xstride_layout_t<MAX_NDIM>`` of ``xstride/layout.cuh``:
     ``long long offset; int ndim; int itemsize; long long shape[N]; long long strides[N];``
+
+    Raises
+    ------
+    TypeError
+        ``max_ndim`` is not an int (bool is refused).
+    ValueError
+        ``max_ndim`` is outside ``[1, 64]`` (C++ has no zero-length arrays).
     """
+    max_ndim = _int(max_ndim, "max_ndim", "PACK_FORMAT")
+    if not 1 <= max_ndim <= MAX_NDIM:
+        raise value_error("PACK_FORMAT", "max_ndim", f"must be in [1, {MAX_NDIM}], got {max_ndim}")
     return f"<qii{max_ndim}q{max_ndim}q"
 
 
@@ -230,7 +240,7 @@ class Layout:
         exactly by enumerating offsets when that is cheap (``size <= 2**20``), else
         reported as overlapping (conservative).
         """
-        return internal_overlap(self._shape, self._strides)
+        return _overlap(self._shape, self._strides, 1)
 
     # ------------------------------------------------------------------ transforms
     def permute(self, axes) -> "Layout":

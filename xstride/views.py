@@ -227,6 +227,11 @@ def _view_layout(func, shape, strides, offset, itemsize):
         lay = _Layout(shape, strides, offset, itemsize)
     except ValueError as exc:
         text = str(exc).removeprefix('Layout: ')
+        if "reachable" in text and func == "as_strided" and not (
+                -_INT64_MAX - 1 <= offset * itemsize <= _INT64_MAX):   # the offset alone
+            raise _value_error(func, "offset", f"{offset} elements of {itemsize} bytes are "
+                                               f"{offset * itemsize} bytes, past int64: no "
+                                               "buffer holds that element") from None
         if "reachable" in text and func == "as_strided":   # its span leaves int64
             raise _value_error(func, "strides", f"{tuple(strides)} with shape {tuple(shape)} "
                                                 f"and offset {offset} reach too far: {text}"

@@ -42,7 +42,7 @@ def int_seq(value, what: str, entry: str, func: str = "Layout", *,
     NumPy integers (scalars and 1-D arrays of a signed or unsigned integer dtype) count
     as ints, as ``as_strided`` takes them; bools and floats, also inside arrays, do not.
     """
-    expected = ("an int or a sequence of ints" if what == "shape" else
+    expected = ("an int or a sequence of ints" if what == "shape" and one_int else
                 "a sequence of ints (or one int, for rank 1)" if one_int else
                 "a sequence of ints")
     dtype = getattr(value, "dtype", None)

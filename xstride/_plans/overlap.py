@@ -8,7 +8,8 @@ field of a structured array is described exactly. Pure Python.
 
 from __future__ import annotations
 
-from .._core.errors import value_error
+from .._core.errors import type_error, value_error
+from .layout_args import as_int, int_seq
 
 __all__ = ["internal_overlap", "check_output"]
 
@@ -30,7 +31,28 @@ def internal_overlap(shape, strides, width: int = 1) -> bool:
     (interleaved strides such as ``(3, 2)`` with shape ``(2, 3)``) are checked exactly
     by enumerating offsets when that is cheap (``size <= 2**20``), else reported as
     overlapping (conservative).
+
+    Raises
+    ------
+    TypeError
+        ``shape`` or ``strides`` is no sequence of ints, or ``width`` no int (bools
+        refused).
+    ValueError
+        An extent or ``width`` is negative, or the ranks differ.
     """
+    shape = int_seq(shape, "shape", "shape entry", "internal_overlap", one_int=False)
+    strides = int_seq(strides, "strides", "stride", "internal_overlap", one_int=False)
+    width = as_int(width, "width", "internal_overlap")
+    if any(n < 0 for n in shape):
+        raise value_error("internal_overlap", "shape", f"{shape} has a negative extent")
+    if width < 0:
+        raise value_error("internal_overlap", "width", f"must be at least 0, got {width}")
+    return _overlap(shape, strides, width)
+
+
+def _overlap(shape, strides, width: int) -> bool:
+    """:func:`internal_overlap` of checked ints (the output checks' and
+    :attr:`Layout.has_internal_overlap`'s, whose ints are checked already)."""
     if len(shape) != len(strides):   # zip() would drop axes: a wrong "no overlap"
         raise value_error("internal_overlap", "strides", f"{tuple(strides)} has rank "
                                                          f"{len(strides)} but shape "
@@ -76,13 +98,16 @@ def check_output(func: str, arg: str, a, *, whole_elements: bool = False) -> Non
     ValueError
         Naming ``func`` and ``arg``.
     """
-    shape, bstrides, isz = tuple(a.shape), tuple(int(s) for s in a.strides), int(a.itemsize)
+    try:
+        shape, bstrides, isz = tuple(a.shape), tuple(int(s) for s in a.strides), int(a.itemsize)
+    except (AttributeError, TypeError):
+        raise type_error(func, arg, a, "an array (with shape, strides and itemsize)") from None
     if whole_elements and isz and any(n > 1 and s % isz for n, s in zip(shape, bstrides)):
         raise value_error(func, arg, f"has byte strides {bstrides} that are not multiples "
                                      f"of its item size {isz} (a field of a structured "
                                      "array?); this engine indexes whole elements: write "
                                      "into a compact array and copy the field from it")
-    if internal_overlap(shape, bstrides, isz):
+    if _overlap(shape, bstrides, isz):
         if isz and not any(s % isz for s in bstrides):
             shown = f"element strides {tuple(s // isz for s in bstrides)}"
         else:

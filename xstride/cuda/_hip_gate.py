@@ -31,19 +31,31 @@ _SPLICE = re.compile(r"\\\r?\n")     # a backslash-newline: one logical line (C 
 def _bounds_option(options) -> str | None:
     """The option(s) that define ``XSTRIDE_BOUNDS_CHECK``, as written, or ``None``:
     ``-DXSTRIDE_BOUNDS_CHECK[=v]``, ``--define-macro=XSTRIDE_BOUNDS_CHECK[=v]``, with
-    spaces, or the flag (``-D``, ``--define-macro``) and the name as two options."""
+    spaces, or the flag (``-D``, ``--define-macro``) and the name as two options. The
+    options act in order, as the compiler's do: an ``-UXSTRIDE_BOUNDS_CHECK``
+    (``--undefine-macro``) after the define leaves the macro undefined (``None``)."""
     opts = [o for o in options if isinstance(o, str)]
+    spelled = None
+    skip = False
     for i, o in enumerate(opts):
+        if skip:   # the name of a two-option flag, read with its flag
+            skip = False
+            continue
         flat = re.sub(r"\s+", "", o)
-        for flag in ("--define-macro=", "--define-macro", "-D"):
+        for flag, defines in (("--define-macro=", True), ("--define-macro", True), ("-D", True),
+                              ("--undefine-macro=", False), ("--undefine-macro", False),
+                              ("-U", False)):
             if flat.startswith(flag):
-                name, spelled = flat[len(flag):], o
+                name, written = flat[len(flag):], o
                 if not name and i + 1 < len(opts):
-                    name, spelled = re.sub(r"\s+", "", opts[i + 1]), f"{o} {opts[i + 1]}"
+                    name, written = re.sub(r"\s+", "", opts[i + 1]), f"{o} {opts[i + 1]}"
+                    skip = True
                 if name.split("=", 1)[0] == _BOUNDS_MACRO:
-                    return spelled
+                    spelled = written if defines else None
                 break
-    return None
+    return spelled
+
+
 _SHIPPED = Path(include_dir()).resolve() / "xstride"
 
 
