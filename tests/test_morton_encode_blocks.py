@@ -74,6 +74,17 @@ def test_encode_blocks_give_the_bitwise_keys_for_any_layout():
     assert empty.shape == (0, 4) and empty.dtype == np.uint64
 
 
+@pytest.mark.parametrize("bad, match", [(-1, r"a negative cell index \(-1\)"),
+                                        (2**40, r"cell index 1099511627776, wider than")])
+def test_a_bad_cell_is_refused_where_the_broadcast_is_empty(bad, match):
+    """A new-user probe: an input broadcast against an empty one skipped its range
+    check (``morton_encode([-1], zeros((0, 1)))`` returned no keys); the docstring's
+    ``ValueError`` has no exception for an empty result."""
+    with pytest.raises(ValueError, match=rf"^morton_encode: argument 'ix' has {match}"):
+        alg.morton_encode(np.array([bad]), np.zeros((0, 1), dtype=np.int64))
+    assert alg.morton_encode(np.array([5]), np.zeros((0, 1), dtype=np.int64)).shape == (0, 1)
+
+
 def test_dask_encode_matches_numpy():
     pytest.importorskip("dask.array")
     import xstride as xp

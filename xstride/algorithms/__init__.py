@@ -283,10 +283,10 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
         _checked_size(func, name, shape, 8, result=True)
     # the range checks read each input as given, not its broadcast view (an (n, 1)
     # column and a (1, n) row: n values each, not n * n), and of an input that is itself
-    # a broadcast view only the elements it holds (_stored)
-    empty = any(n == 0 for n in shape)
+    # a broadcast view only the elements it holds (_stored); an input's cells are
+    # checked where the broadcast is empty too (the docstring's rule has no exception)
     for (name, _), c in zip(named, cells):
-        if c.size == 0 or empty:
+        if c.size == 0:
             continue
         c = _stored(c)
         if c.dtype.kind == "i" and int(c.min()) < 0:
