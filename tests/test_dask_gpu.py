@@ -46,13 +46,22 @@ def test_cupy_chunks_give_the_cupy_backends_philox_bits(cuda_client, cp):
     with xp.use_backend("cupy"):
         ref = xp.rng.philox_uniform(9, cp.asarray(streams), cp.asarray(counters)).get()
         gen_ref = xp.rng.Philox(4, 1).normal(2001).get()
+        # draws of two axes: the rows of the draw's chunks (_chunked/philox._as_rows)
+        gen_2d = xp.rng.Philox(4, 1).uniform((2001, 3)).get()
     for rows in (256, 1000, 3000):
         with xp.use_backend("dask", chunks=(rows, 3), chunk_backend="cupy"):
             got = xp.rng.philox_uniform(9, xp.asarray(streams), xp.asarray(counters))
             assert isinstance(got._meta, cp.ndarray)
             np.testing.assert_array_equal(xp.to_numpy(got), ref)
+            got = xp.rng.Philox(4, 1).uniform((2001, 3))
+            assert isinstance(got._meta, cp.ndarray)
+            np.testing.assert_array_equal(xp.to_numpy(got), gen_2d)
         with xp.use_backend("dask", chunks=rows, chunk_backend="cupy"):
             np.testing.assert_array_equal(xp.to_numpy(xp.rng.Philox(4, 1).normal(2001)), gen_ref)
+    with xp.use_backend("dask", chunks=((2, 0, 1999), (3,)), chunk_backend="cupy"):
+        got = xp.rng.Philox(4, 1).uniform((2001, 3))   # a row block of no row kept
+        assert got.chunks == ((2, 0, 1999), (3,))
+        np.testing.assert_array_equal(xp.to_numpy(got), gen_2d)
 
 
 def test_cupy_chunks_positions_are_one_task_a_block(cuda_client, cp):
