@@ -3,7 +3,7 @@ chunks on one GPU against the CuPy backend.
 
 Run: ``python benchmarks/dask.py`` (``make bench-dask`` on the GPU host, with the wheels
 of ``.whl/``; see docs/dask.md). Options: ``--n`` (points, default 2**27),
-``--workers`` (default ``1,2,4,8,16``), ``--rows-per-chunk`` (default: ``n / 32``, two
+``--workers`` (default: those of ``1,2,4,8,16`` the machine has cores for, each count left out named), ``--rows-per-chunk`` (default: ``n / 32``, two
 chunks per worker at 16 workers: the sort makes ``P * P`` small tasks for ``P`` chunks),
 ``--task-stream`` (each CPU run's tasks by name: where a stage's time goes), ``--gpu-n`` (default 2**28; ``0`` skips the GPU rows), ``--gpu-rows-per-chunk`` (default
 ``gpu-n / (2 * GPUs)``: two chunks per GPU worker, as the CPU rows' default has two per
@@ -257,10 +257,24 @@ def _median_run(results) -> tuple[float, dict]:
     return timed[len(timed) // 2]
 
 
+#: Issue 18's worker process counts.
+_WORKERS = (1, 2, 4, 8, 16)
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:   # macOS, Windows
+        return os.cpu_count() or 1
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=int(os.environ.get("XSTRIDE_BENCH_DASK_N", 1 << 27)))
-    p.add_argument("--workers", default="1,2,4,8,16")
+    p.add_argument("--workers", default=None,
+                   help="worker process counts, comma-separated (default: those of 1, 2, 4, "
+                        "8, 16 that this machine has cores for)")
     p.add_argument("--rows-per-chunk", type=int, default=None)
     p.add_argument("--gpu-n", type=int, default=1 << 28)
     p.add_argument("--levels", type=int, default=10)
@@ -273,7 +287,15 @@ def main(argv=None) -> int:
                    help="pipeline seconds of 1 worker from an earlier run (speedups of a "
                         "run without 1 in --workers)")
     args = p.parse_args(argv)
-    workers = [int(w) for w in args.workers.split(",") if w.strip()]
+    if args.workers is None:   # more processes than cores measure the competition
+        cores = _cores()
+        workers = [w for w in _WORKERS if w <= cores]
+        left = [w for w in _WORKERS if w > cores]
+        if left:
+            print(f"workers {', '.join(map(str, left))} left out: this machine has {cores} "
+                  f"core(s) (--workers {','.join(map(str, _WORKERS))} runs them)")
+    else:
+        workers = [int(w) for w in args.workers.split(",") if w.strip()]
     rows = args.rows_per_chunk or max(1, args.n // 32)
     print(header(f"dask backend: demo pipeline, {args.n:,} points, {rows:,} rows per chunk"))
     stage_cols = list(_PIPELINE)

@@ -487,6 +487,29 @@ def test_benchmark_runs_at_a_tiny_size():
     assert len(lines) == 1 and "| 1.00 " in lines[0] and "| ok" in lines[0], proc.stdout
 
 
+def test_benchmark_runs_the_worker_counts_the_cores_allow(monkeypatch, capsys):
+    """Without ``--workers`` the benchmark runs the counts of 1, 2, 4, 8, 16 this machine
+    has cores for and names the others (``python -m xstride bench`` on a 2-core machine
+    started 16 worker processes, a run of many minutes measuring the competition)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "dask.py"
+    monkeypatch.syspath_prepend(str(path.parent))
+    spec = importlib.util.spec_from_file_location("xstride_bench_dask", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    seen = []
+    monkeypatch.setattr(bench, "cpu_rows", lambda n, workers, *a: seen.append(workers) or [])
+    monkeypatch.setattr(bench, "print_table", lambda *a: None)
+    monkeypatch.setattr(bench, "_cores", lambda: 6)
+    assert bench.main(["--n", "1000", "--gpu-n", "0"]) == 0
+    assert seen == [[1, 2, 4]]
+    assert "workers 8, 16 left out: this machine has 6 core(s)" in capsys.readouterr().out
+    assert bench.main(["--n", "1000", "--gpu-n", "0", "--workers", "1,16"]) == 0
+    assert seen[-1] == [1, 16]
+
+
 def test_benchmark_task_stream_names_the_sort_steps():
     """``--task-stream``: each CPU run's tasks by name, the merges one per partition
     spread over the workers, and the transfers and per-worker compute."""
