@@ -523,7 +523,6 @@ def test_generator_called_as_numpys_says_what_to_write(call, match):
 @pytest.mark.parametrize("name, instead", [
     ("random", r"g\.uniform\(shape\)"),
     ("standard_normal", r"g\.normal\(shape\)"),
-    ("random_sample", r"g\.uniform\(shape\)"),
     ("choice", r"a\[g\.integers\(0, a\.shape\[0\], shape\)\]"),
     ("permutation", r"xp\.argsort\(g\.uniform\(n\)\)"),
     ("shuffle", r"x\[xp\.argsort\(g\.uniform\(x\.shape\[0\]\)\)\]"),
@@ -548,10 +547,17 @@ def test_every_name_of_numpys_generator_it_lacks_says_what_to_write():
     state) that a user of that class tries."""
     g = rng.Philox(5, backend="numpy")
     names = [n for n in dir(np.random.Generator) if not n.startswith("_")]
-    names += [n for n in dir(np.random.Philox) if not n.startswith("_")
-              and n not in ("capsule", "cffi", "ctypes", "lock", "seed_seq")]
-    assert len(names) > 45 and "spawn" in names and "jumped" in names
+    # and every public name of NumPy's bit generator numpy.random.Philox and of legacy
+    # RandomState (a new-user probe: lock, seed_seq, ctypes, cffi, capsule,
+    # random_integers, get_state, set_state and tomaxint were Python's bare error)
+    names += [n for n in dir(np.random.Philox) if not n.startswith("_")]
+    names += [n for n in dir(np.random.RandomState) if not n.startswith("_")]
+    assert len(names) > 45 and "spawn" in names and "jumped" in names and "lock" in names
+    assert "random_integers" in names and "set_state" in names
     for name in names:
+        if name == "seed":   # RandomState's method; Philox's seed is its int
+            assert g.seed == 5
+            continue
         if name in ("uniform", "normal", "integers", "advance"):
             assert callable(getattr(g, name))
             continue
@@ -567,6 +573,14 @@ def test_every_name_of_numpys_generator_it_lacks_says_what_to_write():
     with pytest.raises(AttributeError, match=r"numpy\.random\.Philox\.state\); write "
                                              r"g\.seed, g\.stream and g\.counter"):
         g.state
+    with pytest.raises(AttributeError, match=r"^Philox: no method 'random_integers' \(NumPy's "
+                                             r"RandomState\.random_integers\); write "
+                                             r"g\.integers\(low, high \+ 1, shape\)"):
+        g.random_integers
+    for name in ("randn", "random_sample"):   # RandomState's, not Generator's
+        with pytest.raises(AttributeError, match=rf"^Philox: no method '{name}' \(NumPy's "
+                                                 rf"RandomState\.{name}\)"):
+            getattr(g, name)
     assert g.counter == 0
 
 

@@ -386,3 +386,29 @@ def test_morton_keys_names_a_bad_dask_bound_as_passed(bad):
     with pytest.raises(TypeError, match=r"^morton_keys: argument 'lower' got "
                                         r"dask\.Array\(shape=\(\), dtype=(float64|complex128)\)"):
         xp.algorithms.morton_keys(pos, bad, np.ones(2), 5)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+@pytest.mark.parametrize("literal, chunked", [
+    (np.array([[0], [7], [9]], np.uint64), np.arange(4, dtype=np.uint64)),
+    (np.array([[[1]], [[2]]], np.uint64), np.arange(6, dtype=np.uint64).reshape(3, 2)),
+])
+@pytest.mark.parametrize("where", ["seed", "stream"])
+def test_philox_literal_of_more_axes_than_the_chunked_argument(kind, literal, chunked, where):
+    """A new-user probe: a small one-chunk stream column ``(R, 1)`` (a literal of the
+    block tasks) beside counters ``(C,)`` in chunks: ``philox_uniform2`` and
+    ``philox_normal2`` raised dask's "New_axis values do not fill in all dimensions"
+    (the two values' axis was placed as if the counters had every axis of the result).
+    docs/rng.md names this layout: per-particle streams against step counters."""
+    fn = getattr(xp.rng, f"philox_{kind}")
+    args = (literal, 1, chunked) if where == "seed" else (5, literal, chunked)
+    want = fn(*args)
+    want = want if isinstance(want, tuple) else (want,)
+    small = da.from_array(literal, chunks=-1)
+    parts = da.from_array(chunked, chunks=1)
+    got = fn(small, 1, parts) if where == "seed" else fn(5, small, parts)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(xp.to_numpy(g), w)

@@ -143,7 +143,12 @@ def _real(kind, seed, stream, counter, shape):
     like = arrays[0]._meta
     ndim = len(shape)
     if kind in ("uniform2", "normal2"):
-        both = da.map_blocks(_real_block, *arrays, kind=kind, ints=ints, new_axis=ndim,
+        # the two values' last axis, and the leading axes of the result that no dask
+        # input has (a literal of more axes than they: a stream column (R, 1) beside
+        # counters (C,) in chunks; dask numbers a block's axes from its last)
+        lead = ndim - max(a.ndim for a in arrays)
+        both = da.map_blocks(_real_block, *arrays, kind=kind, ints=ints,
+                             new_axis=list(range(lead)) + [ndim],
                              chunks=chunks + ((2,),), dtype=np.float64,
                              meta=_meta(like, ndim + 1, np.float64))
         return both[..., 0], both[..., 1]

@@ -17,7 +17,9 @@ method and says what to write (``Philox.__getattr__``, reached only by a name th
 class does not have: the methods and attributes it has cost nothing more). Every public
 name of NumPy's ``Generator`` has one (its other distributions say what ``Philox``
 draws), and so have those of NumPy's bit generator ``numpy.random.Philox`` (``jumped``,
-``random_raw``, ``state``), which a user of that class would try.
+``random_raw``, ``state``, ``seed_seq``, ``lock``, ``ctypes``, ``cffi``, ``capsule``),
+which a user of that class would try, and legacy ``RandomState``'s (``rand``, ``randn``,
+``randint``, ``random_integers``, ``tomaxint``, ``get_state``, ``set_state``).
 """
 
 from __future__ import annotations
@@ -75,15 +77,11 @@ def numpy_style(method):
     return wrapper
 
 
-#: NumPy ``Generator`` (and legacy ``RandomState``) method -> what to write with ``Philox``
+#: NumPy ``Generator`` method -> what to write with ``Philox``
 _NUMPY_METHODS = {
     "random": "g.uniform(shape): float64 in [0, 1), as NumPy's random(size)",
-    "random_sample": "g.uniform(shape): float64 in [0, 1)",
-    "rand": "g.uniform(shape): float64 in [0, 1)",
     "standard_normal": "g.normal(shape): standard normals, as NumPy's "
                        "standard_normal(size)",
-    "randn": "g.normal(shape): standard normals",
-    "randint": "g.integers(low, high, shape): int64 in [low, high)",
     "standard_exponential": "-xp.log1p(-g.uniform(shape)): standard exponentials",
     "exponential": "-scale * xp.log1p(-g.uniform(shape)) for NumPy's "
                    "exponential(scale, size)",
@@ -97,6 +95,20 @@ _NUMPY_METHODS = {
     "bytes": "xp.astype(g.integers(0, 256, n), xp.uint8) for n random bytes as an array",
     "spawn": "[xp.rng.Philox(g.seed, stream=s, backend=g.backend) for s in streams], "
              "each s a stream other than g.stream: independent sequences of one seed",
+}
+
+#: legacy ``RandomState``'s own methods (its others are ``Generator``'s) -> what to write
+_RANDOM_STATE = {
+    "random_sample": "g.uniform(shape): float64 in [0, 1)",
+    "rand": "g.uniform(shape): float64 in [0, 1)",
+    "randn": "g.normal(shape): standard normals",
+    "randint": "g.integers(low, high, shape): int64 in [low, high)",
+    "random_integers": "g.integers(low, high + 1, shape): NumPy's random_integers "
+                       "includes high",
+    "tomaxint": "g.integers(0, 2**63, shape): int64 in [0, 2**63 - 1]",
+    "get_state": "g.seed, g.stream and g.counter (copy.copy(g) or pickle for a checkpoint)",
+    "set_state": "copy.copy(g) of a checkpointed generator, or xp.rng.Philox(seed, stream) "
+                 "then g.advance(counter)",
 }
 
 
@@ -120,6 +132,15 @@ _BIT_GENERATOR = {
     "random_raw": "g.integers(0, 2**64, shape) for uint64 words, or "
                   "xp.rng.philox4x32_10(counter_words, key0, key1) for the block function",
     "state": "g.seed, g.stream and g.counter (copy.copy(g) or pickle for a checkpoint)",
+    "seed_seq": "g.seed: Philox takes an int seed, no SeedSequence",
+    "lock": "nothing: threads may share a Philox, each call holds it from reading the "
+            "counter to advancing it (docs/rng.md)",
+    "ctypes": "xp.rng.philox4x32_10(counter_words, key0, key1) for the block function, or "
+              "the header xstride/random.cuh in C or CUDA code: Philox has no C interface",
+    "cffi": "xp.rng.philox4x32_10(counter_words, key0, key1) for the block function, or "
+            "the header xstride/random.cuh in C or CUDA code: Philox has no C interface",
+    "capsule": "xp.rng.philox4x32_10(counter_words, key0, key1) for the block function, or "
+               "the header xstride/random.cuh in C or CUDA code: Philox has no C interface",
 }
 
 
@@ -133,10 +154,10 @@ def missing_method(name: str) -> AttributeError:
                                                "normal(shape) and integers(low, high, shape);"
                                                " build it from those, or draw it with "
                                                "NumPy's Generator")
-    instead = _NUMPY_METHODS.get(name)
-    if instead is not None:
-        return error(AttributeError, "Philox", f"no method {name!r} (NumPy's Generator."
-                                               f"{name}); write {instead}")
+    for table, owner in ((_NUMPY_METHODS, "Generator"), (_RANDOM_STATE, "RandomState")):
+        if name in table:
+            return error(AttributeError, "Philox", f"no method {name!r} (NumPy's {owner}."
+                                                   f"{name}); write {table[name]}")
     for table, owner in ((_OTHER_GENERATOR, "Generator"),
                          (_BIT_GENERATOR, "bit generator numpy.random.Philox")):
         if name in table:
