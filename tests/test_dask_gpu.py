@@ -58,6 +58,16 @@ def test_cupy_chunks_give_the_cupy_backends_philox_bits(cuda_client, cp):
             np.testing.assert_array_equal(xp.to_numpy(got), gen_2d)
         with xp.use_backend("dask", chunks=rows, chunk_backend="cupy"):
             np.testing.assert_array_equal(xp.to_numpy(xp.rng.Philox(4, 1).normal(2001)), gen_ref)
+    # a one-chunk stream column (a literal of the block tasks) beside chunked counters
+    column = np.array([[0], [7], [9]], dtype=np.uint64)
+    with xp.use_backend("cupy"):
+        pair_ref = [v.get() for v in xp.rng.philox_normal2(5, cp.asarray(column),
+                                                           cp.arange(4, dtype=cp.uint64))]
+    with xp.use_backend("dask", chunks=2, chunk_backend="cupy"):
+        pair = xp.rng.philox_normal2(5, xp.asarray(column, chunks=-1),
+                                     xp.arange(4, dtype=xp.uint64))
+        for got, want in zip(pair, pair_ref):
+            np.testing.assert_array_equal(xp.to_numpy(got), want)
     with xp.use_backend("dask", chunks=((2, 0, 1999), (3,)), chunk_backend="cupy"):
         got = xp.rng.Philox(4, 1).uniform((2001, 3))   # a row block of no row kept
         assert got.chunks == ((2, 0, 1999), (3,))
