@@ -175,6 +175,9 @@ def main(argv=None) -> int:
     ap.add_argument("--backend", default="numpy", help="numpy (default) or cupy")
     ap.add_argument("--n", type=int, default=None, help="length of the case arrays")
     args = ap.parse_args(argv)
+    if args.backend == "cupy":   # without a device: one line, as the GPU-only scripts
+        from _common import require_device
+        require_device("layers")
     for case in (CASES if args.case is None else [args.case]):
         run(case, args.backend, args.n)
     return 0
