@@ -179,6 +179,20 @@ def test_diff_of_bools_on_dask_is_numpy_s_not_equal(kw):
     assert got.dtype == want.dtype == np.bool_ and got.tolist() == want.tolist()
 
 
+@pytest.mark.parametrize("kw", [{"append": np.array([2.5])}, {"prepend": np.array([0])},
+                                {"append": 2.5}, {"prepend": 0, "n": 2},
+                                {"append": np.array([2.5]), "n": 3}])
+def test_diff_of_bools_with_ends_of_numbers_subtracts_as_numpy(kw):
+    """A new-user probe: a bool ``x`` with a float or int end took the ``not_equal`` path
+    and cast the ends to int8 (``diff(b, append=[2.5])`` gave bools); NumPy joins the
+    ends first and subtracts in the joined dtype."""
+    a = np.array([True, False, False, True])
+    want = np.diff(a, **kw)
+    dkw = {k: (_d(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    got = xp.to_numpy(xp.diff(_d(a), **dkw))
+    assert got.dtype == want.dtype != np.bool_ and got.tolist() == want.tolist()
+
+
 # ------------------------------------------------------------------ tril, triu
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("name", ["tril", "triu"])

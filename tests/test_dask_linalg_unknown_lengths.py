@@ -140,3 +140,35 @@ def test_contracted_axes_both_unknown_or_both_known_still_run():
     m = v[:, :, 0]                      # (nan, 3)
     got = xp.to_numpy(xp.matmul(m, da.ones((3, 2))))
     np.testing.assert_allclose(got, a[keep][:, :, 0] @ np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("axis", [-1, 0, None, (0, 1)])
+@pytest.mark.parametrize("ord", [np.inf, -np.inf, 1, 2, 0, 3])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_vector_norm_after_a_mask_that_empties_a_block(axis, ord, keepdims):
+    """A new-user probe: rows a boolean mask left none of in a block: compat's max of
+    that block raised "zero-size array to reduction operation maximum" (ord +-inf over
+    the rows' own axis), its concatenation another error over axis 0; every norm of
+    unknown lengths is now xstride's reductions over the axes."""
+    a = np.array([[1., -2.], [3., 4.]])
+    rows = da.from_array(a, chunks=1)[da.from_array(np.array([True, False]), chunks=1)]
+    got = xp.linalg.vector_norm(rows, axis=axis, ord=ord, keepdims=keepdims).compute()
+    want = np.linalg.vector_norm(a[:1], axis=axis, ord=ord, keepdims=keepdims)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("ord", [1, -1, np.inf, -np.inf, "fro", 2, -2, "nuc"])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_matrix_norm_and_rank_after_a_mask_that_empties_a_block(ord, keepdims):
+    """A new-user probe: a stack a boolean mask left no matrix of in a block: ord 1, -1,
+    +-2 and ``matrix_rank`` raised "zero-size array to reduction operation maximum", ord
+    +-inf dask's "Array chunk size or shape is unknown"."""
+    a = np.stack([2 * np.eye(2), np.eye(2)])
+    a[0, 0, 1] = -3.0
+    stack = da.from_array(a, chunks=1)[da.from_array(np.array([True, False]), chunks=1)]
+    got = xp.linalg.matrix_norm(stack, ord=ord, keepdims=keepdims).compute()
+    want = np.linalg.matrix_norm(a[:1], ord=ord, keepdims=keepdims)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want)
+    assert xp.linalg.matrix_rank(stack).compute().tolist() == [2]

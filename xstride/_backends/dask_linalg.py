@@ -37,7 +37,7 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import type_error, value_error
 from .dask_standard import _unknown_error
-from .dispatch import register
+from .dispatch import implementation, register
 from .linalg_fixes import EigResult, check_cross, check_linalg_args, check_rtol, check_solve
 from .lapack_dtype import check_lapack_dtype as _lapack_dtype   # dask's tasks raised later
 from .linalg_shapes import not_matrices_error, not_square_error
@@ -207,7 +207,9 @@ def matrix_rank(x, /, *, rtol=None):
         rtol = builtins.max(x.shape[-2:]) * np.finfo(s.dtype).eps
     elif get(_NAME).owns(rtol):
         rtol = ns.expand_dims(rtol, axis=-1)
-    tol = ns.max(s, axis=-1, keepdims=True) * rtol
+    # xstride's max: dask's of a block of no matrix (a stack a boolean mask left none
+    # of) raised "zero-size array to reduction operation maximum" when computed
+    tol = implementation(_NAME, "max")(s, axis=-1, keepdims=True) * rtol
     return ns.astype(ns.count_nonzero(s > tol, axis=-1), np.int64)
 
 

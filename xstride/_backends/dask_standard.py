@@ -384,8 +384,9 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     """``diff`` of the standard on dask arrays: ``x`` of at least one dimension, ``axis``
     and ``n`` checked first (dask's raised a bare ``IndexError`` for a 0-D ``x`` or an
     axis out of range, and took ``n=1.0``), and a length along ``axis`` that dask knows
-    (:func:`~xstride._backends.diff_checks.check_dask_diff`); a bool ``x`` differs by
-    ``not_equal``, as NumPy's does (dask's subtracted bools: a ``TypeError``)."""
+    (:func:`~xstride._backends.diff_checks.check_dask_diff`); a bool ``x`` (with bool
+    ends, or none) differs by ``not_equal``, as NumPy's does (dask's subtracted bools: a
+    ``TypeError``); with ends of numbers, by subtraction in the joined dtype, as NumPy's."""
     check_dask_diff(x, axis, n, prepend, append)
     ns = _ns()
     masked = [v is not None and getattr(v, "ndim", None) is not None
@@ -400,7 +401,11 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
         parts = [prepend] * pre + [x] + [append] * post
         return diff(ns.concat(parts, axis=axis), axis=axis, n=n,
                     prepend=None if pre else prepend, append=None if post else append)
-    if x.dtype != np.bool_ or n == 0:
+    # NumPy joins the ends to x first: a bool x with an end of numbers is a diff of
+    # numbers (the joined dtype's), not of bools
+    joined = np.result_type(x.dtype, *(v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype
+                                       for v in (prepend, append) if v is not None))
+    if joined != np.bool_ or n == 0:
         return ns.diff(x, axis=axis, n=n, prepend=prepend, append=append)
     ends = {k: (ns.astype(v, np.int8) if get(_NAME).owns(v) else v)
             for k, v in (("prepend", prepend), ("append", append)) if v is not None}
