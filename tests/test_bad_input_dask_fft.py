@@ -178,8 +178,9 @@ def test_fft_along_axes_of_unknown_lengths_says_so():
                 getattr(xp.fft, name)(y)
             with pytest.raises(ValueError, match=rf"^{name}: argument 'x' .*does not know"):
                 getattr(xp.fft, name)(y, axes=(ax,))
-        with pytest.raises(ValueError, match=r"^fftshift: argument 'x' .*does not know"):
-            xp.fft.fftshift(y, axes=(1 - ax,))   # dask's roll concatenates the other axis
+        # the other axis, known, shifts (the backend's roll; dask's concatenated there)
+        np.testing.assert_array_equal(xp.to_numpy(xp.fft.fftshift(y, axes=(1 - ax,))),
+                                      np.fft.fftshift(a, axes=(1 - ax,)))
     # the other axis, known, still transforms
     np.testing.assert_allclose(xp.to_numpy(xp.fft.fft(rows, axis=1)), np.fft.fft(a, axis=1))
     np.testing.assert_allclose(xp.to_numpy(xp.fft.fft(cols, axis=0)), np.fft.fft(a, axis=0))
@@ -252,3 +253,21 @@ def test_fftn_along_no_axis_is_x_in_the_transforms_complex_dtype(backend, name, 
     x = wrap(a)
     got = fn(x, axes=())
     assert got is not x
+
+
+@pytest.mark.parametrize("name", ["fftshift", "ifftshift"])
+@pytest.mark.parametrize("axes", [1, -1, (1,), (1, 1), ()])
+def test_shifts_along_known_axes_of_an_array_with_unknown_lengths(name, axes):
+    """A new-user probe: rows selected by a boolean mask (axis 0 of unknown length)
+    refused a shift along axis 1, naming axes (0, 1); dask's shift also failed to
+    concatenate there. A shift along known axes is now the backend's roll; one along an
+    unknown axis names only the requested ones."""
+    a = np.arange(60.0).reshape(6, 10)
+    x = da.from_array(a, chunks=(2, 3))
+    rows = x[x[:, 0] > 15]
+    got = getattr(xp.fft, name)(rows, axes=axes).compute()
+    np.testing.assert_array_equal(got, getattr(np.fft, name)(a[a[:, 0] > 15], axes=axes))
+    with pytest.raises(ValueError, match=rf"^{name}: argument 'x' has shape \(nan, 10\), "
+                                         r"with lengths dask does not know .* along the "
+                                         r"axes \(0,\), which"):
+        getattr(xp.fft, name)(rows, axes=0)

@@ -546,3 +546,22 @@ def test_take_repeat_roll_check_their_arguments():
         one = xp.take(xp.asarray(np.arange(5)), xp.asarray(np.array([4, 0])))   # 1-D, no axis
         assert xp.to_numpy(one).tolist() == [4, 0]
         assert xp.to_numpy(xp.take(a, xp.asarray(np.array([1])), axis=1)).tolist() == [[1], [4]]
+
+
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+@pytest.mark.parametrize("d", [0.1, 1 / 3, 1e-7, np.float32(0.1), np.float16(0.3), np.int64(3)])
+@pytest.mark.parametrize("chunks", [1, 3, -1])
+def test_fft_frequencies_are_numpys_element_for_element(name, d, chunks):
+    """A new-user probe: dask's ``fftfreq`` divided a linspace by ``float(d)``, a few
+    ulps from NumPy's ``k * (1.0 / (n * d))`` for most ``n`` and ``d`` (1.5e-8 relative
+    for a float32 ``d``, whose ``val`` NumPy computes in float32); now NumPy's bits for
+    every chunking, with ``dtype=`` too."""
+    fn = getattr(xp.fft, name)
+    for n in (1, 2, 7, 10, 33):
+        for dtype in (None, np.float32):
+            want = getattr(np.fft, name)(n, d=d)
+            want = want if dtype is None else want.astype(dtype)
+            with xp.use_backend("dask", chunks=chunks):
+                got = xp.to_numpy(fn(n, d=d, dtype=dtype))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

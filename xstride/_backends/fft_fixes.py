@@ -57,7 +57,7 @@ import numpy as np
 
 from .._core.errors import argument_error, type_error, value_error
 from . import select as _backend
-from .dispatch import register
+from .dispatch import implementation, register
 from .registry import get
 
 __all__ = ["ONE_AXIS", "N_AXES", "SHIFTS"]
@@ -275,9 +275,19 @@ def _shift(name: str, backend: str):
             axes = axes[0] if one else axes
         elif x.ndim == 0:
             return x.copy() if masked else ns.asarray(x, copy=True)
-        _known(name, x, range(x.ndim))   # dask's roll concatenates: every length needed
+        # dask's roll concatenates: the shifted axes' lengths needed (the others' not)
+        shifted = tuple(a % x.ndim for a in (range(x.ndim) if axes is None else (
+            axes if isinstance(axes, tuple) else (axes,))))
+        _known(name, x, shifted)
         if masked:   # the data and the mask rolled together
             return _masked_shift(name, x, axes)
+        if backend == "dask" and any(v != v for v in x.shape):
+            # dask's shifts concatenate along each axis, which needs every length; the
+            # backend's roll needs only the rolled axes' (dask_roll.py)
+            rolled = tuple(shifted)
+            half = [x.shape[a] // 2 for a in rolled]
+            shift = half if name == "fftshift" else [-h for h in half]
+            return implementation(backend, "roll")(x, tuple(shift), axis=rolled)
         return getattr(ns.fft, name)(x, axes=axes)
 
     impl.__doc__ = (f"``fft.{name}`` of the standard; ``axes`` checked first; a 0-D "

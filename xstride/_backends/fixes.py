@@ -20,7 +20,7 @@ import numpy as np
 from . import select as _backend
 from . import size_checks as _sizes
 from .fill_checks import check_fill_type
-from .dispatch import register
+from .dispatch import implementation, register
 from .masked_where import masked_where
 from .._core.errors import type_error, value_error
 
@@ -133,13 +133,33 @@ def _freq(name: str, backend: str):
             if not real_float:   # NumPy's and dask's cast the frequencies: int64 zeros
                 raise type_error(name, "dtype", dtype, "a real-valued floating-point dtype "
                                                        "or None")
-        return getattr(_backend.namespace(backend).fft, name)(int(n), d=d, dtype=dtype,
-                                                               device=device)
+        if backend == "numpy":
+            return getattr(_backend.namespace(backend).fft, name)(int(n), d=d, dtype=dtype,
+                                                                   device=device)
+        return _freq_by_index(name, backend, int(n), d, dtype, device)
 
     impl.__name__ = impl.__qualname__ = name
     impl.__doc__ = (f"``fft.{name}`` of the standard; ``n`` a positive int, ``d`` non-zero, "
                     "``dtype`` a real floating-point dtype.")
     return impl
+
+
+def _freq_by_index(name: str, backend: str, n: int, d, dtype, device):
+    """NumPy's ``fftfreq``/``rfftfreq`` element for element on ``backend`` (its
+    ``arange`` in the active chunks): each frequency index ``k`` (``0 .. N - 1`` then
+    ``-(n // 2) .. -1``) times ``val = 1.0 / (n * d)``, ``val`` computed as NumPy does, in
+    ``d``'s precision (a float32 ``d`` gives a float32 ``val``). dask's own divided a
+    linspace by ``float(d)``: a few ulps from NumPy's for most ``n`` and ``d``."""
+    val = 1.0 / (n * d)
+    kw = {} if device is None else {"device": device}
+    arange = implementation(backend, "arange")
+    if name == "rfftfreq":
+        k = arange(n // 2 + 1, dtype=np.int64, **kw)
+    else:
+        i = arange(n, dtype=np.int64, **kw)
+        k = implementation(backend, "where")(i < (n - 1) // 2 + 1, i, i - n)
+    out = k * val
+    return out if dtype is None else implementation(backend, "astype")(out, dtype)
 
 
 def floor_divide(x1, x2, /):
