@@ -487,6 +487,22 @@ def test_concat_of_no_array_is_one_error_on_both_backends(backend, arrays):
         xp.concat(arrays)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("func", ["concat", "stack"])
+@pytest.mark.parametrize("make, got", [(lambda a: (v for v in [a, a]), "generator"),
+                                       (lambda a: 5, "int 5"), (lambda a: {1, 2}, "set")])
+def test_concat_and_stack_of_no_sequence_name_arrays(backend, func, make, got):
+    """A new-user probe: a generator was NumPy's unnamed "The first input argument needs
+    to be a sequence", dask's "object of type 'generator' has no len()" for ``concat``,
+    and dask's ``stack`` stacked a generator's arrays and a set's ints."""
+    with xp.use_backend(backend):
+        a = xp.ones(3)
+        with pytest.raises(TypeError, match=rf"^{func}: argument 'arrays' got {got}.*; "
+                                            r"expected a tuple or list of arrays$"):
+            getattr(xp, func)(make(a))
+        assert getattr(xp, func)([a, a]).shape == ((6,) if func == "concat" else (2, 3))
+
+
 @pytest.mark.parametrize("shapes, match", [
     (((2, 3), (2, 2)), r"holds shapes \(2, 3\) \(index 0\) and \(2, 2\) \(index 1\); stack "
                        "joins arrays of one shape$"),

@@ -110,8 +110,8 @@ def _stack_numpy(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
             return np.ma.stack(arrays, axis=axis)   # NumPy's dropped the masks
         return compat_function("numpy", "stack")(arrays, axis=axis, out=out, dtype=dtype,
                                                   casting=casting)
-    except ValueError:   # no array, or shapes that differ: one text (join_checks.py)
-        check_some_arrays("stack", arrays)
+    except (ValueError, TypeError):   # no array, a generator, shapes that differ: one
+        check_some_arrays("stack", arrays)   # text (join_checks.py)
         check_stack_shapes(arrays)
         raise
 
@@ -119,9 +119,11 @@ def _stack_numpy(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 def _stack_of(backend: str):
     def stack(arrays, axis=0, *args, **kwargs):
         refuse_bool_axis("stack", "axis", axis, _ONE)
+        if not isinstance(arrays, (list, tuple)):   # dask's stacked a generator's items,
+            check_some_arrays("stack", arrays)      # and a set's ints
         try:
             return compat_function(backend, "stack")(arrays, axis, *args, **kwargs)
-        except ValueError:
+        except (ValueError, TypeError):
             check_some_arrays("stack", arrays)   # (join_checks.py: one text everywhere)
             check_stack_shapes(arrays)
             _unknown_stack_error(arrays)

@@ -1,5 +1,6 @@
 """``concat``'s and ``stack``'s ``arrays``, checked alike on every backend: none at all,
-and shapes that do not line up, one text each.
+and shapes that do not line up, one text each; a generator (or any object that is no
+tuple, list or array) a ``TypeError`` naming ``arrays``.
 
 The libraries worded them otherwise: ``concat([])`` was NumPy's "need at least one array
 to concatenate" and dask's "Need array(s) to concatenate"; ``concat`` of shapes that
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import value_error
+from .._core.errors import type_error, value_error
 
 __all__ = ["check_some_arrays", "check_concat_shapes", "check_stack_shapes"]
 
@@ -30,7 +31,12 @@ def _known(n) -> bool:
 
 
 def check_some_arrays(func: str, arrays) -> None:
-    """``arrays`` of ``func`` (``concat``, ``stack``) holds at least one array."""
+    """``arrays`` of ``func`` (``concat``, ``stack``) is a tuple or list (or, as NumPy
+    takes it, an array) holding at least one array: a generator was NumPy's unnamed
+    "The first input argument needs to be a sequence" and dask's "object of type
+    'generator' has no len()"."""
+    if not isinstance(arrays, (list, tuple)) and getattr(arrays, "shape", None) is None:
+        raise type_error(func, "arrays", arrays, "a tuple or list of arrays")
     if isinstance(arrays, (list, tuple)) and not arrays:
         raise value_error(func, "arrays", f"is empty; {func} needs at least one array")
 

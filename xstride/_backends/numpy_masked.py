@@ -48,7 +48,7 @@ def concat(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
             return np.ma.concatenate(arrays, axis=axis)
         return compat_function("numpy", "concat")(arrays, axis, out, dtype=dtype,
                                                   casting=casting)
-    except ValueError:   # the dask backend's words (join_checks.py), where they apply
+    except (ValueError, TypeError):   # the dask backend's words (join_checks.py)
         check_some_arrays("concat", arrays)
         check_concat_shapes(arrays, axis)
         raise
