@@ -172,3 +172,19 @@ def test_matrix_norm_and_rank_after_a_mask_that_empties_a_block(ord, keepdims):
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want)
     assert xp.linalg.matrix_rank(stack).compute().tolist() == [2]
+
+
+@pytest.mark.parametrize("func, args, text", [
+    ("inv", lambda z: (z,), "Singular matrix"),
+    ("solve", lambda z: (z, z), "Singular matrix"),
+    ("matrix_power", lambda z: (z, -1), "Singular matrix"),
+    ("cholesky", lambda z: (z,), "Matrix is not positive definite"),
+])
+def test_a_singular_matrix_is_named_by_its_function_on_dask(func, args, text):
+    """A new-user probe: a block's ``LinAlgError`` was the library's bare "Singular
+    matrix" when computed; the NumPy backend's says "inv: Singular matrix"."""
+    z = np.zeros((2, 2, 2))
+    for backend_args in (args(z), args(da.from_array(z, chunks=1))):
+        with pytest.raises(np.linalg.LinAlgError, match=rf"^{func}: {text}"):
+            out = getattr(xp.linalg, func)(*backend_args)
+            getattr(out, "compute", lambda: out)()

@@ -54,6 +54,19 @@ def _ns():
     return get(_NAME).namespace()
 
 
+def _named(op: str, call):
+    """``call()``; a ``LinAlgError`` (a singular matrix) raised naming ``op``, as the
+    NumPy backend's does (a block's raised the library's bare "Singular matrix" when
+    computed)."""
+    try:
+        return call()
+    except Exception as exc:
+        text = str(exc)
+        if type(exc).__name__ != "LinAlgError" or text.startswith(f"{op}:"):
+            raise
+        raise type(exc)(f"{op}: {text}") from None
+
+
 def _block(block, rtol=None, *, op, kw):
     """The namespace's ``linalg.<op>`` of one chunk (whole matrices) on its backend
     (``rtol``: a block of per-matrix tolerances, shape ``(..., 1, 1)``, for ``pinv``)."""
@@ -61,12 +74,12 @@ def _block(block, rtol=None, *, op, kw):
         kw = {**kw, "rtol": rtol[..., 0, 0]}
     fn = _chunked_config.namespace_function(f"linalg.{op}", block)
     if op == "matrix_power":   # its n is positional-only (the standard's signature)
-        return fn(block, kw["n"])
-    return fn(block, **kw)
+        return _named(op, lambda: fn(block, kw["n"]))
+    return _named(op, lambda: fn(block, **kw))
 
 
 def _solve_block(a, b):
-    return _chunked_config.namespace_function("linalg.solve", a)(a, b)
+    return _named("solve", lambda: _chunked_config.namespace_function("linalg.solve", a)(a, b))
 
 
 def _field(packed, i, pad):
