@@ -261,3 +261,52 @@ def test_keyword_only_parameters_and_wrong_keywords_run_unfused(engine):
         xp.fuse(lambda x, dt: x * dt)(x, q=1.0)           # Python's error, no warning first
     with pytest.raises(TypeError, match="multiple values for argument 'dt'"):
         xp.fuse(lambda x, dt: x * dt)(x, 1.0, dt=2.0)
+
+
+def _unfused_marks(body):
+    """``body`` traced; run unfused (the stand-in's arrays have no operators), it
+    returns ``("unfused", args)`` instead."""
+    def fn(*args):
+        if type(args[0]).__name__ != "Traced":
+            return ("unfused", args)
+        return body(*args)
+    fn.__qualname__ = body.__name__
+    return fn
+
+
+def test_a_host_scalar_that_turns_complex_on_the_repeat_path_runs_unfused(engine):
+    """A new-user probe: the prepared repeat converted ``s ** 0.5`` of ``s < 0`` (a
+    Python complex) to float32 and raised ``TypeError`` to the user; now the checked
+    path, which runs the call unfused (with a FusionWarning naming why)."""
+    x = FakeCupyArray(np.arange(4, dtype=np.float32))
+
+    def root(x, s):
+        return x * s ** 0.5
+
+    f = xp.fuse(_unfused_marks(root))
+    assert f(x, 4.0).dtype == np.float32
+    assert f(x, 9.0).dtype == np.float32      # the prepared repeat from here
+    assert len(engine.launches) == 2
+    with pytest.warns(xp.FusionWarning, match=r"root runs unfused: the fused kernel cannot "
+                                              r"run this call \(TypeError"):
+        got = f(x, -4.0)
+    assert got[0] == "unfused" and len(engine.launches) == 2
+
+
+def test_a_reshape_the_kernel_cannot_run_says_so(engine):
+    """A new-user probe: ``(x.T + 1).reshape(-1)`` (the reshape pushed onto the load
+    ``x.T`` needs a copy) made the engine refuse the run, and the call ran unfused with
+    no word, also with ``strict=True``; now a FusionWarning, strict's TypeError."""
+    x = FakeCupyArray(np.arange(12, dtype=np.float32).reshape(4, 3))
+
+    def flat_t(x):
+        return (x.T + 1).reshape(-1)
+
+    with pytest.warns(xp.FusionWarning, match=r"flat_t runs unfused: the fused kernel "
+                                              r"cannot run this call \(ValueError: fuse: "
+                                              r"reshape of \(3, 4\)"):
+        got = xp.fuse(_unfused_marks(flat_t))(x)
+    assert got[0] == "unfused" and engine.launches == []
+    with pytest.raises(TypeError, match=r"^fuse: cannot fuse flat_t: the fused kernel "
+                                        r"cannot run this call"):
+        xp.fuse(_unfused_marks(flat_t), strict=True)(x)

@@ -314,6 +314,42 @@ def test_a_python_int_outside_the_dtype_runs_that_call_unfused_not_the_signature
     same(xp.to_numpy(again), np.ones(6, dtype=bool))
 
 
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_python_int_outside_the_dtype_after_one_that_fit_is_named_too(strict):
+    """A new-user probe: ``x < 300`` of an int8 dask ``x`` after ``x < 1`` had fused ran
+    unfused without a word, also with ``strict=True`` (the by-value refusal was made
+    only by a trace); as a first call of 300, it warns once per value, or raises."""
+    da = pytest.importorskip("dask.array")
+    a = np.array([1, -2, 3, 100], dtype=np.int8)
+    x = da.from_array(a, chunks=2)
+    below = xp.fuse(_below, strict=strict)
+    same(xp.to_numpy(below(x, 1)), a < 1)
+    if strict:
+        with pytest.raises(TypeError, match=r"^fuse: cannot fuse _below: .*Python int 300 "
+                                            r"outside the range of int8"):
+            below(x, 300)
+        return
+    with pytest.warns(xp.FusionWarning, match="Python int 300 outside the range of int8"):
+        got = below(x, 300)
+    same(xp.to_numpy(got), np.ones(4, dtype=bool))
+    same(xp.to_numpy(below(x, 1)), a < 1)      # the signature still fuses
+
+
+@pytest.mark.parametrize("name", ["concat", "stack"])
+def test_a_join_of_traced_arrays_is_named_as_the_function(name):
+    """A new-user probe: ``xp.concat([x, x])`` inside a fused function warned "the array
+    attribute or method .chunks" (what dask's function read of the stand-in), where
+    docs/fuse.md says the warning names the function."""
+    da = pytest.importorskip("dask.array")
+    a = np.arange(4.0)
+    x = da.from_array(a, chunks=2)
+    fn = getattr(xp, name)
+    with pytest.warns(xp.FusionWarning, match=rf"runs unfused: xp\.{name} \(neither "
+                                              r"elementwise nor one of the fused"):
+        got = xp.fuse(lambda x: fn([x, x]))(x)
+    same(xp.to_numpy(got), getattr(np, "concatenate" if name == "concat" else name)([a, a]))
+
+
 def test_bad_arguments_of_fuse():
     with pytest.raises(TypeError, match="fuse: argument 'fn'"):
         xp.fuse(3)

@@ -106,7 +106,9 @@ def _outputs_span(graph, args, chunks) -> bool:
 def _scalars_fit(graph, args) -> bool:
     """Whether this call's by-value scalars convert to their dtypes, as the CuPy
     executor converts them before a launch. A Python int outside its loop dtype (``x *
-    300`` of int8 ``x``, traced with a scalar that fit) runs as written, where dask
+    300`` of int8 ``x``, traced with a scalar that fit) runs as written (:func:`run`
+    raises ``OverflowError``, and the fused function traces the call again, which names
+    the value as a first call of it does), where dask
     raises NumPy's ``OverflowError`` at once (or compares by value), not a graph
     whose blocks raise it at ``compute()``. Python arithmetic on the scalars runs here
     as in the unfused run (its errors, ``ZeroDivisionError``, are raised now too)."""
@@ -152,7 +154,9 @@ class _PerBlock:
 
 def run(fused, graph, args, multi):
     """The fused call as a blockwise dask graph, or None (run ``fn`` as written)."""
-    if not elementwise(graph) or not _scalars_fit(graph, args) or _probe_fails(fused, args):
+    if not _scalars_fit(graph, args):   # the caller traces again, naming the value
+        raise OverflowError("a Python int of this call outside its loop dtype")
+    if not elementwise(graph) or _probe_fails(fused, args):
         return None
     args = [without_empty_chunks(a) if _is_dask(a) else a for a in args]
     positions = [p for p, a in enumerate(args) if _is_dask(a)]

@@ -58,6 +58,9 @@ def _hook(qualname, args, kwargs):
     for v in kwargs.values():
         if isinstance(v, (Traced, Weak)):
             return namespace_call(qualname, args, kwargs)
+    for v in args:   # a sequence of stand-ins (concat, stack): named as the function,
+        if isinstance(v, (list, tuple)) and any(isinstance(e, (Traced, Weak)) for e in v):
+            return namespace_call(qualname, args, kwargs)   # not the attribute it read
     return NotImplemented
 
 
@@ -248,8 +251,9 @@ class Fused:
         if ex is not None and not kwargs:
             try:
                 got = ex.repeat(self, args)
-            except OverflowError:      # a scalar outside its loop dtype: the checked path
-                got = None
+            except (OverflowError, TypeError):   # a scalar outside its loop dtype, or one
+                got = None                       # the host's arithmetic made complex
+                # (x * s ** 0.5 of s < 0): the checked path, which names or runs it
             if got is not None:
                 return got
         return self._call(args, kwargs, given)
@@ -409,8 +413,19 @@ class Fused:
             out = ex.run(self, graph, args, multi)
         except DeviceError:   # an array on another device: refused, never run unfused
             raise
-        except (ValueError, IndexError, TypeError, OverflowError):
-            return fn(*given[0], **given[1])   # the unfused run gives the error
+        except OverflowError:
+            # this call's scalar outside its loop dtype (x < 300 of int8 x, traced with one
+            # that fit): traced again, the trace names it (warned once per value, or
+            # strict's TypeError), as a first call of the value is
+            again = self._trace(sig, args, be, given)
+            return again[0] if not isinstance(again, tuple) else fn(*given[0], **given[1])
+        except (ValueError, IndexError, TypeError) as exc:
+            # the unfused run gives the error where fn has one; where it runs, the fused
+            # kernel could not (a reshape of a computed value that needs a copy): said
+            # once per reason, strict's TypeError, as any call that runs unfused
+            reason = f"the fused kernel cannot run this call ({type(exc).__name__}: {exc})"
+            return self._run_unfused(self._key(sig, args), reason, given, keep=False,
+                                     depth=0)
         if out is None:                        # outputs of different shapes for these shapes
             return fn(*given[0], **given[1])
         self._ex = ex
@@ -449,7 +464,7 @@ class Fused:
             self._store(key, (None, reason))
         return self.fn(*given[0], **given[1])
 
-    def _run_unfused(self, key, reason, given, keep=True):
+    def _run_unfused(self, key, reason, given, keep=True, depth=1):
         """``fn`` run as written for a signature first found unfusable, then the warning
         and the entry ``key``. The entry is there while ``fn`` runs, so that ``fn``
         calling this fused function again (recursion) runs unfused at once: one trace
@@ -457,14 +472,15 @@ class Fused:
         entry goes again (as before: nothing kept, the next call traces again), and so
         it does where ``strict=True`` raises. ``keep=False`` (a reason of this call's
         scalar values only): the entry goes after the run too, so that a later call of
-        the signature traces again; the warning is given once per reason."""
+        the signature traces again; the warning is given once per reason. ``depth``:
+        frames between ``_call`` and this (1 from ``_trace``, 0 from ``_call``)."""
         had = key in self._graphs
         self._store(key, (None, reason))
         warned = ("by value", key, reason)
         try:
             result = self.fn(*given[0], **given[1])   # raises the unfused error, or runs
             if keep or warned not in self._graphs:
-                self._refused(reason, depth=1)   # strict=True: raises, keeping nothing
+                self._refused(reason, depth=depth)   # strict=True: raises, keeping nothing
         except BaseException:
             if not had:
                 self._graphs.pop(key, None)
