@@ -167,6 +167,15 @@ def run(case: str, backend: str = "numpy", n: int | None = None, out=print) -> d
     return counts
 
 
+def _device_rows(backend: str) -> None:
+    """For ``--backend cupy`` without a device: one line and exit 0, as the GPU-only
+    scripts (the NumPy rows need none)."""
+    if backend == "cupy":
+        from _common import require_device
+
+        require_device("layers")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("case", nargs="?", default=None,
@@ -175,9 +184,7 @@ def main(argv=None) -> int:
     ap.add_argument("--backend", default="numpy", help="numpy (default) or cupy")
     ap.add_argument("--n", type=int, default=None, help="length of the case arrays")
     args = ap.parse_args(argv)
-    if args.backend == "cupy":   # without a device: one line, as the GPU-only scripts
-        from _common import require_device
-        require_device("layers")
+    _device_rows(args.backend)
     for case in (CASES if args.case is None else [args.case]):
         run(case, args.backend, args.n)
     return 0

@@ -362,6 +362,11 @@ def test_an_unknown_option_shows_the_subcommands_usage(capsys, command, option):
     (["demo", "--bogus"], "xstride demo: error: unrecognized arguments: --bogus"),
     (["info", "--backend", "numpy"], "xstride info: error: --backend goes with --kernels"),
     (["bench", "--x"], "xstride bench: error: unrecognized arguments: --x"),
+    # a new-user probe: a stray argument's newline split the line, its ESC reached the
+    # terminal; escaped as every other error line escapes a value
+    (["demo", "--n", "10", "my\ncloud.ply"],
+     "xstride demo: error: unrecognized arguments: my\\ncloud.ply"),
+    (["info", "a\x1b[2Jb"], "xstride info: error: unrecognized arguments: a\\x1b[2Jb"),
 ])
 def test_parser_errors_begin_as_the_command_s_own(capsys, argv, line):
     """The parser's errors began ``python -m xstride demo: error:``, the subcommands'

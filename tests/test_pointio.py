@@ -439,3 +439,21 @@ def test_ascii_ply_with_rows_and_a_negative_count_says_so(tmp_path, named, heade
     with pytest.raises(PointFileError, match=re.escape(
             f"not a valid PLY file (the header declares {named}, a negative count)")):
         read_points(path)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("ws.csv", "x,y,z\n1,2,3\n4,5,6\n   \n"),          # a line of blanks
+    ("wc.csv", "x,y,z\n1,2,3\n  # 2nd batch\n4,5,6\n"),  # a comment after blanks
+    ("tab.csv", "1,2,3\n\t\n4,5,6\n"),                   # a tab alone
+])
+def test_csv_lines_of_blanks_or_indented_comments_are_skipped(tmp_path, name, text):
+    """A new-user probe: NumPy's reader with a ',' delimiter took such a line for a row
+    and the file was refused with its raw "could not convert string ' ' to float64 at
+    row 2" (a 0-based row, not the file's line); the .xyz reader skipped them. docs/demo.md:
+    ".csv: comma-separated, # comments"."""
+    path = tmp_path / name
+    path.write_text(text)
+    np.testing.assert_array_equal(read_points(path), [[1, 2, 3], [4, 5, 6]])
+    (tmp_path / "bad.csv").write_text("1,2,3\n  # c\n4,5,x\n")
+    with pytest.raises(PointFileError, match=r"bad\.csv: line 3: 'x' is not a number"):
+        read_points(tmp_path / "bad.csv")

@@ -26,9 +26,11 @@ class _Parser(argparse.ArgumentParser):
     error: ...`` (argparse's began ``python -m xstride demo: error:``); exit status 2."""
 
     def error(self, message):
-        self.print_usage(sys.stderr)
+        from ._cli.demo_extras import shown_text   # a newline or ESC of an argument escaped:
+
+        self.print_usage(sys.stderr)               # one line ("unrecognized arguments: ...")
         name = ERROR_PREFIX + self.prog.removeprefix("python -m xstride")
-        self.exit(2, f"{name}: error: {message}\n")
+        self.exit(2, f"{name}: error: {shown_text(message)}\n")
 
 
 def main(argv=None) -> int:

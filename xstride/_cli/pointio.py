@@ -26,6 +26,7 @@ the file and the row.
 
 from __future__ import annotations
 
+import io
 import os
 import warnings
 from pathlib import Path
@@ -370,7 +371,17 @@ def _load_text(p: Path, fmt, skip: int, columns, ncols: int, like: str, header=N
                 bad = _line_error(p, fmt, number, text, ncols, columns, like)
                 if bad is not None:
                     raise bad from None
-        raise PointFileError(f"{p}: cannot parse: {_one_line(exc)}") from None
+        # every data line is good: NumPy's reader with a delimiter took a line of blanks,
+        # or a comment after blanks, for a row (".csv"); read the data lines alone, as
+        # the line-by-line pass and the whitespace reader skip those lines
+        kept = "\n".join(text for number, text in _data_lines(p) if number > skip)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                arr = np.loadtxt(io.StringIO(kept), dtype=np.float64, delimiter=delimiter,
+                                 usecols=columns, ndmin=2)
+        except ValueError:
+            raise PointFileError(f"{p}: cannot parse: {_one_line(exc)}") from None
     for number, text in _data_lines(p):
         if number > skip and len(fmt.split(text)) != ncols:
             raise _line_error(p, fmt, number, text, ncols, columns, like)
