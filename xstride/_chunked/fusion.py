@@ -27,6 +27,7 @@ import dask.array as da
 import numpy as np
 from dask.array.utils import compute_meta, meta_from_array
 
+from .._core.errors import error
 from .._plans.fusion import Load, node_shapes, results, scalar_sources
 from .chunks import without_empty_chunks
 from ..layout import Layout
@@ -155,7 +156,7 @@ class _PerBlock:
 def run(fused, graph, args, multi):
     """The fused call as a blockwise dask graph, or None (run ``fn`` as written)."""
     if not _scalars_fit(graph, args):   # the caller traces again, naming the value
-        raise OverflowError("a Python int of this call outside its loop dtype")
+        raise error(OverflowError, "fuse", "a Python int of this call outside its loop dtype")
     if not elementwise(graph) or _probe_fails(fused, args):
         return None
     args = [without_empty_chunks(a) if _is_dask(a) else a for a in args]
