@@ -284,10 +284,9 @@ def _shift(name: str, backend: str):
         if backend == "dask" and any(v != v for v in x.shape):
             # dask's shifts concatenate along each axis, which needs every length; the
             # backend's roll needs only the rolled axes' (dask_roll.py)
-            rolled = tuple(shifted)
-            half = [x.shape[a] // 2 for a in rolled]
+            half = [x.shape[a] // 2 for a in shifted]
             shift = half if name == "fftshift" else [-h for h in half]
-            return implementation(backend, "roll")(x, tuple(shift), axis=rolled)
+            return implementation(backend, "roll")(x, tuple(shift), axis=shifted)
         return getattr(ns.fft, name)(x, axes=axes)
 
     impl.__doc__ = (f"``fft.{name}`` of the standard; ``axes`` checked first; a 0-D "
