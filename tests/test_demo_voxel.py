@@ -354,6 +354,19 @@ def test_plot_writes_a_png(tmp_path, capsys, ndim, voxel):
     assert "plot" in [s["name"] for s in res["stages"]]
 
 
+def test_plot_as_postscript_prints_no_library_line(tmp_path, capsys, caplog):
+    """A new-user probe: ``--plot x.eps`` printed matplotlib's "The PostScript backend
+    does not support transparency; ..." on stderr, the one library line of a demo run."""
+    pytest.importorskip("matplotlib")
+    _, path = cloud(tmp_path, n=500, ndim=3)
+    eps = tmp_path / "picture.eps"
+    res = run_json(capsys, "--points", path, "--plot", str(eps))
+    assert res["files"]["plot"] == str(eps)
+    assert eps.read_bytes().startswith(b"%!PS-Adobe")
+    assert "transparency" not in capsys.readouterr().err
+    assert not [r for r in caplog.records if "transparency" in r.getMessage()]
+
+
 @pytest.mark.parametrize("scale", [
     [1.79e308, 1.0, 1.0],   # x reaches the float64 limit: matplotlib's ticks overflowed
     [1e300, 1e-10, 1.0],    # sides 1e310-fold apart: drawn to scale, a singular matrix

@@ -14,6 +14,8 @@ canvas is used (no pyplot, no window, no global state). See ``docs/demo.md``.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 __all__ = ["render", "curve_level", "plane_order", "projection_axes", "panel_limits",
@@ -125,7 +127,15 @@ def render(path, *, alg, sample, n_points, lower, upper, rows, source, voxels=No
             panel.set_xlabel(f"{axes_names[ax0]} / 2**{HUGE_SHIFT}")
             panel.set_ylabel(f"{axes_names[ax1]} / 2**{HUGE_SHIFT}")
     _occupancy_panel(fig.add_subplot(grid[0, panels - 1]), fig, rows, n_points)
-    fig.savefig(str(path))
+    # PostScript (.eps, .ps) draws the translucent points opaque and logs so on stderr,
+    # the one library line a demo run printed: the picture is still right
+    ps_log = logging.getLogger("matplotlib.backends.backend_ps")
+    level = ps_log.level
+    ps_log.setLevel(logging.ERROR)
+    try:
+        fig.savefig(str(path))
+    finally:
+        ps_log.setLevel(level)
 
 
 def _points_panel(ax, fig, sample, rank, cells, level, lower, upper, a0, a1, names, ndim):
