@@ -457,3 +457,21 @@ def test_csv_lines_of_blanks_or_indented_comments_are_skipped(tmp_path, name, te
     (tmp_path / "bad.csv").write_text("1,2,3\n  # c\n4,5,x\n")
     with pytest.raises(PointFileError, match=r"bad\.csv: line 3: 'x' is not a number"):
         read_points(tmp_path / "bad.csv")
+
+
+@pytest.mark.parametrize("head, message", [
+    ("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\n"
+     "property float z\n\nend_header\n",
+     r"header line 7 is empty; a PLY header has no empty lines before end_header"),
+    ("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\n"
+     "property float z\nend_header \n",
+     r"header line 7 is 'end_header ': the header ends at the word end_header alone"),
+])
+def test_ply_header_lines_plyfile_stops_at_are_named(tmp_path, head, message):
+    """A new-user probe: an empty header line was plyfile's "early end-of-file" (the file
+    goes on), ``end_header`` with a trailing blank its "expected one of {}"."""
+    pytest.importorskip("plyfile")
+    path = tmp_path / "h.ply"
+    path.write_text(head + "1 2 3\n4 5 6\n")
+    with pytest.raises(PointFileError, match=rf"h\.ply: not a valid PLY file \({message}"):
+        read_points(path)

@@ -437,6 +437,24 @@ def _non_ascii_byte(p: Path) -> str | None:
     return None
 
 
+def _header_problem(p: Path) -> str | None:
+    """The header line plyfile stopped at where its own words do not say what is wrong
+    (an empty line: "early end-of-file"; ``end_header`` with blanks around it: "expected
+    one of {}"), or ``None``."""
+    with open(p, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            line = raw.rstrip(b"\r\n")
+            if not line:
+                return (f"header line {number} is empty; a PLY header has no empty lines "
+                        "before end_header")
+            if line.strip() == b"end_header":
+                if line != b"end_header":
+                    return (f"header line {number} is {line.decode('ascii', 'replace')!r}: "
+                            "the header ends at the word end_header alone on its line")
+                return None
+    return None
+
+
 def _integer_past_its_type(p: Path) -> str | None:
     """Where an ASCII PLY holds an integer token its property's type cannot hold: plyfile
     raises NumPy's bare ``OverflowError`` for it ("Python integer 300 out of bounds for
@@ -512,7 +530,8 @@ def read_ply(p: Path) -> np.ndarray:
                                  f"after {exc.row:,} of them)") from None
         raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
     except (plyfile.PlyParseError, plyfile.PlyHeaderParseError) as exc:
-        raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
+        where = _header_problem(p) if isinstance(exc, plyfile.PlyHeaderParseError) else None
+        raise PointFileError(f"{p}: not a valid PLY file ({where or _one_line(exc)})") from None
     except (ValueError, IndexError, EOFError, UnicodeDecodeError, OverflowError) as exc:
         where = (_integer_past_its_type(p) if isinstance(exc, OverflowError) else
                  _non_ascii_byte(p) if isinstance(exc, UnicodeDecodeError) else None)
