@@ -72,7 +72,9 @@ def test_counters_up_to_the_last_one_and_threads(monkeypatch):
 def test_a_library_that_fails_the_check_is_not_used(monkeypatch):
     lib = H._native()
     assert lib is not None
-    monkeypatch.setattr(lib, "integers_ok", False)
+    # (raising=False: the check's answer is set on the library's first use of integers,
+    # which no earlier test of this worker may have made: xdist's order varies)
+    monkeypatch.setattr(lib, "integers_ok", False, raising=False)
     monkeypatch.setattr(PI, "_run", lambda *a: pytest.fail("the compiled loop ran"))
     monkeypatch.setenv("XSTRIDE_NUM_THREADS", "1")
     got = rng.Philox(4).integers(3, 9, 500)
