@@ -135,13 +135,12 @@ _BIT_GENERATOR = {
     "seed_seq": "g.seed: Philox takes an int seed, no SeedSequence",
     "lock": "nothing: threads may share a Philox, each call holds it from reading the "
             "counter to advancing it (docs/rng.md)",
-    "ctypes": "xp.rng.philox4x32_10(counter_words, key0, key1) for the block function, or "
-              "the header xstride/random.cuh in C or CUDA code: Philox has no C interface",
-    "cffi": "xp.rng.philox4x32_10(counter_words, key0, key1) for the block function, or "
-            "the header xstride/random.cuh in C or CUDA code: Philox has no C interface",
-    "capsule": "xp.rng.philox4x32_10(counter_words, key0, key1) for the block function, or "
-               "the header xstride/random.cuh in C or CUDA code: Philox has no C interface",
 }
+#: the C interfaces of NumPy's bit generator: one answer
+_BIT_GENERATOR.update(dict.fromkeys(
+    ("ctypes", "cffi", "capsule"),
+    "xp.rng.philox4x32_10(counter_words, key0, key1) for the block function, or the header "
+    "xstride/random.cuh in C or CUDA code: Philox has no C interface"))
 
 
 def missing_method(name: str) -> AttributeError:
