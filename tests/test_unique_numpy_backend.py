@@ -87,3 +87,40 @@ def test_integer_and_bool_arrays_are_numpy_s():
                                  return_counts=True)
         for g, w in zip(r, (v, i, inv.reshape(host.shape), c)):
             np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("data, mask", [
+    ([NAN, 5.0, 6.0], [0, 1, 1]),        # the masked value sorts after the NaN
+    ([NAN, 1.0, 2.0], [0, 1, 0]),
+    ([1.0, NAN], [0, 1]),                # a NaN under the mask is the masked value
+    ([NAN, 1.0, NAN], [0, 0, 1]),
+    ([NAN, NAN, 0.0, -0.0, 3.0], [0, 0, 0, 0, 1]),
+    ([-0.0, 0.0, NAN], [1, 0, 0]),       # the masked -0.0 is not x's first zero
+])
+def test_a_masked_array_s_nans_and_masked_value_stay_apart(data, mask):
+    """``numpy.ma`` input (docs/dask.md: the NumPy backend takes it): the NaNs are
+    found by value, since the masked value can sort after them; each function agrees
+    with the others and gives back ``x`` through its inverse."""
+    x = np.ma.array(data, mask=mask)
+    res = xp.unique_all(x)
+    values, inverse = res.values, res.inverse_indices
+    back = values[inverse]
+    np.testing.assert_array_equal(np.ma.getmaskarray(back), np.ma.getmaskarray(x))
+    keep = ~np.ma.getmaskarray(x)
+    np.testing.assert_array_equal(np.ma.getdata(back)[keep], np.ma.getdata(x)[keep])
+    zeros = keep & (x.data == 0)
+    if zeros.any():   # the zero signed as x's first unmasked zero
+        zero = np.ma.getdata(values)[(np.ma.getdata(values) == 0) & ~np.ma.getmaskarray(values)]
+        assert np.signbit(zero[0]) == np.signbit(x.data[np.argmax(zeros)])
+    np.testing.assert_array_equal(res.counts, np.bincount(inverse, minlength=len(values)))
+    shown = ~np.ma.getmaskarray(values)
+    np.testing.assert_array_equal(np.ma.getdata(x)[res.indices][shown],
+                                  np.ma.getdata(values)[shown])
+    np.testing.assert_array_equal(np.ma.getmaskarray(x)[res.indices], ~shown)
+    for name in ("unique_values", "unique_counts", "unique_inverse"):
+        got = getattr(xp, name)(x)
+        got_values = got if name == "unique_values" else got.values
+        np.testing.assert_array_equal(np.ma.getmaskarray(got_values), ~shown)
+        np.testing.assert_array_equal(np.ma.getdata(got_values)[shown],
+                                      np.ma.getdata(values)[shown])
+    assert np.array_equal(xp.unique_inverse(x).inverse_indices, inverse)

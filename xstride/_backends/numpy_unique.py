@@ -31,6 +31,8 @@ def _settle(x, values, inverse=None, indices=None):
     the NaNs of ``x``'s order, in place, and the same NaNs' ``inverse`` (flat) and
     ``indices``; returns ``values``."""
     flat = x.reshape(-1)
+    if isinstance(flat, np.ma.MaskedArray):
+        return _settle_masked(flat, values, inverse, indices)
     if values.dtype.kind == "f":   # sorted: the zero is where 0 would go (one search)
         at = int(values.searchsorted(0.0))
         if at < values.shape[0] and values[at] == 0:
@@ -50,6 +52,29 @@ def _settle(x, values, inverse=None, indices=None):
             inverse[nan] = np.arange(first, first + count, dtype=inverse.dtype)
         if indices is not None:
             indices[first:] = np.flatnonzero(nan)
+    return values
+
+
+def _settle_masked(flat, values, inverse, indices):
+    """``_settle`` of a masked ``x``: the same answer over its unmasked elements.
+
+    NumPy's masked sort puts the one masked value among the values where its data
+    sorts (after the NaNs, or before them), so the NaNs are found by value, not by
+    place; a NaN under the mask is part of the masked value, not a NaN of its own.
+    """
+    data, mask = np.ma.getdata(flat), np.ma.getmaskarray(flat)
+    vdata, vmask = np.ma.getdata(values), np.ma.getmaskarray(values)
+    zeros = (vdata == 0) & ~vmask
+    if zeros.any():
+        values[zeros] = data[np.argmax((data == 0) & ~mask)]
+    slots = np.flatnonzero(np.isnan(vdata) & ~vmask)
+    if slots.shape[0]:
+        nan = np.isnan(data) & ~mask
+        values[slots] = data[nan]
+        if inverse is not None:
+            inverse[nan] = slots.astype(inverse.dtype)
+        if indices is not None:
+            indices[slots] = np.flatnonzero(nan)
     return values
 
 
