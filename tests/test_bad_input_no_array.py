@@ -74,12 +74,56 @@ def test_a_non_array_beside_a_dask_array_is_a_named_type_error(qualname, args, i
         _f(qualname)(*_given(args, None, xp.asarray))
 
 
-def test_what_numpy_takes_as_a_list_still_runs():
-    """(The elementwise functions took one too, until they refused it on every backend:
-    test_elementwise_list_operands.py.)"""
-    assert xp.roll([1, 2], 1).tolist() == [2, 1]
-    assert xp.matmul(M, [1.0, 0.0]).tolist() == [1.0, 3.0]
-    assert xp.concat([np.zeros(1), [1.0]]).tolist() == [0.0, 1.0]
+def _refused_calls():
+    """(function, backend name) for every function whose first (or second) argument is
+    an array alone (``names.ARRAY_FIRST``, ``ARRAY_FIRST_TWO``)."""
+    from xstride._core.names import ARRAY_FIRST, ARRAY_FIRST_TWO
+    return [(q, 0) for q in ARRAY_FIRST] + [(q, 1) for q in ARRAY_FIRST_TWO]
+
+
+# the further arguments a call needs (a call that lacks one is Python's error first)
+_MORE = {"reshape": ((2,),), "broadcast_to": ((2,),), "astype": (np.float64,),
+         "full_like": (1.0,), "moveaxis": (0, 0), "permute_dims": ((0,),), "repeat": (1,),
+         "roll": (1,), "tile": ((1,),), "matrix_power": (1,)}
+for _name in ("isin", "searchsorted", "cross", "outer", "solve", "matmul", "tensordot",
+              "vecdot", "take", "take_along_axis"):
+    _MORE[_name] = lambda: (xp.ones((2, 2), dtype=xp.int64),)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("qualname, i", _refused_calls())
+@pytest.mark.parametrize("value", [[1.0, 2.0], (1.0, 2.0), 2.0], ids=["list", "tuple", "float"])
+def test_a_function_of_arrays_refuses_a_list_on_every_backend(qualname, i, value, backend):
+    """NumPy's ``roll``, ``reshape``, ``matmul(m, list)``, ``tril``, ``unique_values``
+    and more made an array of a list (a review and a new-user probe: ``tril([[1, 2],
+    [3, 4]])`` said "has 0 dimension(s)"), where CuPy's and dask's refuse it: now a
+    ``TypeError`` naming the argument on every backend, before the library is called."""
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    with xp.use_backend(backend):
+        more = _MORE.get(qualname.rsplit(".", 1)[-1], ())
+        if callable(more):
+            more = more()
+        args = (xp.ones((2, 2)), value) if i == 1 else (value, *more)
+        name = inspect.signature(_f(qualname)).parameters
+        name = [p for p in name][i] if name else ("x", "x2")[i]
+        name = "x" if name == "a" else name
+        with pytest.raises(TypeError, match=rf"^{qualname.rsplit('.', 1)[-1]}: argument "
+                                            rf"'{name}' got {type(value).__name__} .*; "
+                                            rf"expected an array of the {backend} backend"):
+            _f(qualname)(*args)
+
+
+def test_the_same_calls_on_arrays_and_by_keyword_still_run():
+    assert xp.roll(np.asarray([1, 2]), 1).tolist() == [2, 1]
+    assert xp.matmul(np.asarray(M), np.asarray([1.0, 0.0])).tolist() == [1.0, 3.0]
+    assert xp.take(np.arange(3), np.asarray([2]), axis=0).tolist() == [2]
+    assert xp.sum(np.float64(2.0)) == 2.0   # a NumPy scalar is an array of NumPy's
+    assert xp.sum(np.ma.array([1.0, 2.0], mask=[0, 1])) == 1.0
+    with pytest.raises(TypeError, match="^take: argument 'indices' got list"):
+        xp.take(np.arange(3), indices=[0], axis=0)
+    # concat's arrays: a sequence, whose elements are not checked here
+    assert xp.concat([np.zeros(1), np.ones(1)]).tolist() == [0.0, 1.0]
 
 
 def test_the_library_s_own_attribute_error_passes_as_it_was(monkeypatch):
@@ -97,7 +141,7 @@ def test_the_library_s_own_attribute_error_passes_as_it_was(monkeypatch):
 
     monkeypatch.setitem(dispatch._positional, "linalg.outer", broken)
     with pytest.raises(AttributeError, match="the library's own"):
-        fn([1.0], [2.0])
+        fn(np.ones(1), np.ones(1))
     monkeypatch.setitem(dispatch._positional, "linalg.outer", about_an_array)
     with pytest.raises(AttributeError, match="no_such_attribute"):
         fn(np.ones(1), np.ones(1))

@@ -57,11 +57,14 @@ def test_diff_refuses_a_0d_x_for_every_n(backend, n):
             xp.diff(x, n=n)
 
 
-def test_diff_of_a_list_with_n_0_is_an_array():
-    """NumPy's diff gave the list itself back for ``n=0`` (an array for ``n >= 1``)."""
-    got = xp.diff([1, 2, 4], n=0)
+def test_diff_of_a_list_is_refused_for_every_n():
+    """NumPy's diff gave the list itself back for ``n=0`` (an array for ``n >= 1``); a
+    list is now refused as on the other backends (test_bad_input_no_array.py)."""
+    for n in (0, 1):
+        with pytest.raises(TypeError, match="^diff: argument 'x' got list"):
+            xp.diff([1, 2, 4], n=n)
+    got = xp.diff(np.asarray([1, 2, 4]), n=0)
     assert isinstance(got, np.ndarray) and got.tolist() == [1, 2, 4]
-    assert xp.diff([1, 2, 4]).tolist() == [1, 2]
 
 
 @pytest.mark.parametrize("x", [None, "abc", 5, 2.5, {"a": 1}])

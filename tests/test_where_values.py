@@ -2,7 +2,9 @@
 NumPy scalars of a bool or numeric dtype, or Python bool/int/float/complex, as the
 standard has them. Anything else is a ``TypeError`` naming the argument (NumPy's
 ``where`` made object and str arrays of ``None`` and ``"a"``; dask's returned
-``NotImplemented`` for a str, found by a new-user probe of the elementwise functions)."""
+``NotImplemented`` for a str, found by a new-user probe of the elementwise functions;
+a list, a tuple or a range was made an array, where CuPy's ``where`` refuses it: a
+later probe)."""
 
 from __future__ import annotations
 
@@ -24,8 +26,10 @@ def _wrap(backend):
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("value", [None, "a", fractions.Fraction(1, 2), object(),
-                                   np.str_("a"), np.datetime64(1, "s")],
-                         ids=["None", "str", "Fraction", "object", "np.str_", "datetime64"])
+                                   np.str_("a"), np.datetime64(1, "s"), [1.0, 0.0, 1.0],
+                                   (1.0, 0.0, 1.0), range(3)],
+                         ids=["None", "str", "Fraction", "object", "np.str_", "datetime64",
+                              "list", "tuple", "range"])
 @pytest.mark.parametrize("arg", ["condition", "x1", "x2"])
 def test_where_refuses_values_that_are_no_array_and_no_number(backend, value, arg):
     wrap = _wrap(backend)

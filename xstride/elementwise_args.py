@@ -68,14 +68,16 @@ def check_where_values(be, condition, x1, x2) -> None:
     asks the same). NumPy's ``where`` made ``where(c, x, None)`` an object array and
     ``where(c, x, "a")`` a str array; dask's returned ``NotImplemented`` for a str or a
     ``numpy.datetime64`` and said "either both or neither of x and y should be given"
-    for ``None``. Lists and tuples, and objects that are array-likes of another library
-    (``__array__``, ``__array_interface__``, ``__dlpack__``), are left to the library.
+    for ``None``. Objects that are array-likes of another library (``__array__``,
+    ``__array_interface__``, ``__dlpack__``) are left to the library; a list, a tuple or
+    a range is refused, as the elementwise functions refuse one (NumPy's ``where`` made
+    an array of it, CuPy's refuses it).
 
     Raises
     ------
     TypeError
-        Any other value (``None``, a str, a ``Fraction``, a ``numpy.datetime64``...),
-        naming the argument.
+        Any other value (a list, ``None``, a str, a ``Fraction``, a
+        ``numpy.datetime64``...), naming the argument.
     """
     for name, v in (("condition", condition), ("x1", x1), ("x2", x2)):
         if be.owns(v) and not isinstance(v, np.generic):
@@ -83,7 +85,7 @@ def check_where_values(be, condition, x1, x2) -> None:
         if isinstance(v, np.generic):
             if v.dtype.kind in NUMERIC:
                 continue
-        elif (scalar_kind(v) is not None or isinstance(v, (list, tuple))
+        elif (scalar_kind(v) is not None
               or any(hasattr(v, a) for a in ("__array__", "__array_interface__",
                                               "__dlpack__"))):
             continue

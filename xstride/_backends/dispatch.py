@@ -33,7 +33,8 @@ from .broadcast_errors import broadcast_shape_error
 from .creation_errors import creation_argument_error
 from .int_errors import unheld_int_error
 from .no_array import (MORE_ARRAYS, NUMPY_TYPES, OPERAND_TYPES, attribute_error,
-                       no_array_error, operand_error, operand_names)
+                       leading_array_error, leading_arrays, no_array_error, operand_error,
+                       operand_names)
 from .no_array import named_arguments as _named
 from .out_overlap import checks_out, refuse_overlapping_out
 from .registry import DEFAULT, REGISTRY, each
@@ -71,8 +72,7 @@ _OPTIONAL = tuple(cls.library for name, cls in REGISTRY.items() if name != DEFAU
 # two names to test (a name no module has where there is one library; "sys", always
 # imported, where there are more than two: the look is always taken)
 _NO_MODULE = "xstride: no module has this name"
-_OPTIONAL_PAIR = ((_OPTIONAL + (_NO_MODULE,) * 2)[:2] if len(_OPTIONAL) <= 2
-                  else ("sys", "sys"))
+_OPTIONAL_PAIR = (_OPTIONAL + (_NO_MODULE,) * 2)[:2] if len(_OPTIONAL) <= 2 else ("sys",) * 2
 
 
 def register(qualname: str, backend, *, positional=None):
@@ -423,10 +423,8 @@ def named_error(exc: Exception, qualname: str, reference=None,
 
 
 def follower(qualname: str, module: str = "xstride"):
-    """Wrapper for a function that takes arrays: it runs on its arguments' backend.
-
-    Mixed NumPy and CuPy arguments raise ``TypeError`` naming each of them.
-    """
+    """Wrapper for a function that takes arrays: it runs on its arguments' backend
+    (mixed NumPy and CuPy arguments raise ``TypeError`` naming each of them)."""
     reference = implementation("numpy", qualname)
     most = _most_positional(_numpy_positional(qualname), reference)
     params = []   # the reference's parameter names, read when a message needs them
@@ -435,10 +433,12 @@ def follower(qualname: str, module: str = "xstride"):
     modules, rewrites = _modules, _ARGUMENTS
     first_optional, second_optional = _OPTIONAL_PAIR
     current = _backend._current
-    # an elementwise function's operands: NumPy's types go to NumPy, any other than
-    # OPERAND_TYPES (a list, None) to the full check (no_array.operand_error refuses it)
+    # an elementwise function's operands, and the first (matmul's: two) arguments of one
+    # that takes arrays alone there (sum, reshape): a type not NumPy's (a list, None) takes
+    # the full check (no_array.operand_error and leading_array_error refuse it)
     operands, arrays, plain, nd = operand_names(qualname), NUMPY_TYPES, OPERAND_TYPES, np.ndarray
-    direct, shapes = bool(operands) and qualname not in MORE_ARRAYS, not operands
+    direct, lead = bool(operands) and qualname not in MORE_ARRAYS, leading_arrays(qualname)
+    shapes = not operands and not lead
     outs = checks_out(qualname)   # an out= that overlaps itself refused (out_overlap.py)
     # One or two arrays of one exact non-NumPy type (CuPy's), or one and a Python scalar:
     # once a call of that arity took the full path (backend by type, no rewrite: those are
@@ -463,8 +463,9 @@ def follower(qualname: str, module: str = "xstride"):
                          or t in plain and type(args[-1]) in arrays)
                     or first_optional not in modules and second_optional not in modules
                     and current.get() == DEFAULT   # (an unavailable active one: checked)
-                    and (shapes or args and type(args[0]) in plain
-                         and type(args[-1]) in plain)):
+                    and (shapes or args and (type(args[0]) in arrays and (
+                        lead < 2 or len(args) < 2 or type(args[1]) in arrays) if lead else
+                        type(args[0]) in plain and type(args[-1]) in plain))):
                 # NumPy's arrays and scalars, or no array of another backend can exist
                 if kwargs or len(args) > most:
                     fn = np_table[qualname]
@@ -483,8 +484,11 @@ def follower(qualname: str, module: str = "xstride"):
                                     else fn(args[0], args[1], out=o))
                     return fn(*args, **kwargs)
                 return np_positional[qualname](*args)
-            backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args, shapes)
-            if backend is None or operands and not _NO_OPERAND.isdisjoint(map(type, args[:2])):
+            backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args,
+                                       not operands)
+            if (backend is None or operands and not _NO_OPERAND.isdisjoint(map(type, args[:2]))
+                    or lead and (not args or _BY_TYPE.get(type(args[0])) is None or lead > 1
+                                 and len(args) > 1 and _BY_TYPE.get(type(args[1])) is None)):
                 # sequences, other types, mixed, no array, a None or str operand: full check
                 if TRACE_HOOK is not None:
                     try:
@@ -498,6 +502,9 @@ def follower(qualname: str, module: str = "xstride"):
                     params.append(param_names(reference))
                 backend = _backend.backend_of(qualname, _named(params[0], args, kwargs))
                 if operands and (refused := operand_error(qualname, backend, args)):
+                    raise refused
+                if lead and (refused := leading_array_error(qualname, backend, params[0],
+                                                            args, kwargs)):
                     raise refused
                 if backend != DEFAULT:   # axis=numpy.asarray(1) as 1 (axis_values.py)
                     args, kwargs = axis_ints(params[0], args, kwargs)

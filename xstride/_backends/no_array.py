@@ -22,15 +22,16 @@ import functools
 import numpy as np
 
 from .._core.errors import error, type_error
-from .._core.names import ELEMENTWISE
+from .._core.names import ARRAY_FIRST, ARRAY_FIRST_TWO, ELEMENTWISE
 from .._core.ufuncs import numpy_ufunc_name
 from .registry import get
 from .select import backend_of, backend_of_array
 
 __all__ = ["no_array_error", "attribute_error", "operand_names", "operand_error",
-           "named_arguments", "NUMPY_TYPES", "OPERAND_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
+           "leading_arrays", "leading_array_error", "named_arguments", "NUMPY_TYPES", "OPERAND_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
 
 _ELEMENTWISE = frozenset(ELEMENTWISE)
+_FIRST, _TWO = frozenset(ARRAY_FIRST), frozenset(ARRAY_FIRST_TWO)
 #: NumPy's arrays and scalars, exactly: an elementwise function given one of these
 #: beside these or :data:`PLAIN_TYPES` runs on NumPy without a further look at its
 #: arguments (``dispatch.follower``'s fast path).
@@ -159,4 +160,32 @@ def operand_error(qualname: str, backend: str, args) -> TypeError | None:
         scalars = " or a Python scalar" if len(names) == 2 else ""
         return type_error(qualname.rsplit(".", 1)[-1], name, value,
                           _an_array(backend) + scalars)
+    return None
+
+
+
+def leading_arrays(qualname: str) -> int:
+    """How many of ``qualname``'s first arguments must be arrays (``names.ARRAY_FIRST``,
+    ``names.ARRAY_FIRST_TWO``): 2, 1, or 0 for any other function."""
+    return 2 if qualname in _TWO else 1 if qualname in _FIRST else 0
+
+
+def leading_array_error(qualname: str, backend: str, params, args, kwargs) -> TypeError | None:
+    """The ``TypeError`` of a call of a function of :func:`leading_arrays` whose first
+    (or second) argument, positional or by its name, is no array of any backend (a
+    list, a tuple, a range, a Python scalar, None), naming it; else None (an argument
+    left out is Python's error). NumPy's functions made an array of it
+    (``reshape([1, 2], (2, 1))``, ``matmul(m, [1.0, 0.0])``), CuPy's and dask's refuse
+    it, so code relying on it ran on one backend only."""
+    for i in range(leading_arrays(qualname)):
+        name = params[i] if i < len(params) else ("x", "x2")[i]
+        if i < len(args):
+            value = args[i]
+        elif name in kwargs:
+            value = kwargs[name]
+        else:
+            continue
+        if backend_of_array(value) is None:
+            return type_error(qualname.rsplit(".", 1)[-1], "x" if name == "a" else name,
+                              value, _an_array(backend))
     return None

@@ -78,3 +78,28 @@ FFT = (
 
 #: fft functions that take no array (they create one): active backend.
 FFT_CREATION = ("fftfreq", "rfftfreq")
+
+#: Functions (outside the elementwise ones, whose operands may be Python scalars) whose
+#: first argument the standard types as an array alone: ``x`` of ``reshape``, ``sort``,
+#: ``sum``, ``linalg.inv``, ``fft.fft``, ... A list, a tuple or a Python scalar there is
+#: refused on every backend (``_backends/no_array.leading_array_error``): NumPy made an
+#: array of it, CuPy and dask refuse it.
+ARRAY_FIRST = (
+    "empty_like", "full_like", "ones_like", "zeros_like", "tril", "triu", "astype",
+    "take", "take_along_axis", "matmul", "matrix_transpose", "tensordot", "vecdot",
+    "broadcast_to", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
+    "reshape", "roll", "squeeze", "unstack", "tile",
+    "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted",
+    "isin", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    "argsort", "sort",
+    "cumulative_sum", "cumulative_prod", "max", "mean", "min", "prod", "std", "sum",
+    "var", "all", "any", "diff",
+    *(f"linalg.{name}" for name in LINALG),
+    *(f"fft.{name}" for name in FFT if name not in FFT_CREATION),
+)
+
+#: Those of :data:`ARRAY_FIRST` whose second argument is an array alone too.
+ARRAY_FIRST_TWO = (
+    "take", "take_along_axis", "matmul", "tensordot", "vecdot", "linalg.matmul",
+    "linalg.tensordot", "linalg.vecdot", "linalg.cross", "linalg.outer", "linalg.solve",
+)
