@@ -158,3 +158,34 @@ def test_flattening_calls_of_rows_selected_by_a_mask(call):
     with xp.use_backend("dask"):
         got = call(y)
     np.testing.assert_array_equal(xp.to_numpy(got), call(a))
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda y, k: xp.add(y[:, 0], k), "x1"),
+    (lambda y, k: xp.add(k, y[:, 0]), "x2"),
+    (lambda y, k: xp.maximum(y[:, 0], k), "x1"),
+    (lambda y, k: xp.where(y[:, 0] > 3, y[:, 0], k), "condition"),
+    (lambda y, k: xp.atan2(y[:, 0], k), "x1"),
+])
+def test_an_elementwise_call_beside_a_known_length_says_to_compute_the_lengths(call, name):
+    """A new-user probe: ``add`` of a selection (nan,) and an array of 5 raised
+    "'float' object cannot be interpreted as an integer" (the error text's own
+    broadcast of the NaN length), naming nothing."""
+    _, y = _selected()
+    with xp.use_backend("dask"):
+        k = xp.asarray(np.arange(5.0))   # the selection's length, unknown to dask
+        with pytest.raises(ValueError, match=rf"^\w+: argument '{name}' has shape \(nan,\), "
+                                             r"with lengths dask does not know .*"
+                                             r"compute_chunk_sizes\(\) first"):
+            xp.to_numpy(call(y, k))
+        y.compute_chunk_sizes()
+        np.testing.assert_array_equal(xp.to_numpy(xp.add(y[:, 0], k)),
+                                      np.arange(2.0, 12.0, 2.0) + np.arange(5.0))
+
+
+def test_known_lengths_that_differ_beside_an_unknown_one_are_the_broadcast_error():
+    _, y = _selected()
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=r"^add: shapes \(nan, 2\) and \(3,\) cannot be "
+                                             "broadcast together"):
+            xp.add(y, xp.asarray(np.arange(3.0)))

@@ -26,7 +26,7 @@ import numpy as np
 from .._core.errors import broadcast_error, value_error
 from .no_array import operand_names
 
-__all__ = ["broadcast_shape_error"]
+__all__ = ["broadcast_shape_error", "known_lengths_conflict"]
 
 #: NumPy's and dask's text of operands that do not broadcast (not NumPy's "remapped
 #: shapes" of an output or of ``broadcast_to``, which name other shapes).
@@ -39,6 +39,17 @@ def _into(shape, target) -> bool:
     if len(shape) > len(target):
         return False
     return all(n != n or n == 1 or n == m for n, m in zip(shape[::-1], target[::-1]))
+
+
+def known_lengths_conflict(shapes) -> bool:
+    """Whether two known lengths other than 1 of one broadcast axis differ (``shapes``
+    aligned on their last axes; NaN lengths, unknown to dask, are left out)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    for i in range(1, ndim + 1):
+        known = {n for s in shapes if len(s) >= i for n in (s[-i],) if n == n and n != 1}
+        if len(known) > 1:
+            return True
+    return False
 
 
 def _to_error(named) -> ValueError | None:
@@ -94,6 +105,13 @@ def broadcast_shape_error(exc: Exception, qualname: str, named) -> ValueError | 
     except Exception:   # an operand NumPy cannot read a shape of: the library's error
         return None
     func = qualname.rsplit(".", 1)[-1]
+    if any(n != n for s in shapes for n in s):   # NaN: a length dask does not know
+        if known_lengths_conflict(shapes):   # (nan, 3) with (4,): no length would do
+            return broadcast_error(func, shapes)
+        name, shape = next((n, s) for n, s in zip(names, shapes) if any(k != k for k in s))
+        return value_error(func, name, f"has shape {shape}, with lengths dask does not know "
+                                       "(as after boolean indexing), which the broadcast "
+                                       "needs; call x.compute_chunk_sizes() first")
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:

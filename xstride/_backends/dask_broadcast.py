@@ -20,6 +20,7 @@ import numpy as np
 from .._core.errors import broadcast_error, value_error
 from .._core.sizes import checked_size
 from .arg_checks import check_meshgrid, check_unknown_broadcast_to
+from .broadcast_errors import known_lengths_conflict
 from .dispatch import register
 from .registry import get
 from .shape_checks import check_length
@@ -63,7 +64,7 @@ def _broadcast(func: str, arrays, call):
             except ValueError:
                 raise broadcast_error(func, shapes) from None
         return call()
-    if func == "broadcast_arrays" and _known_lengths_conflict(shapes):
+    if func == "broadcast_arrays" and known_lengths_conflict(shapes):
         # (nan, 3) with (4,): no length computed would make them broadcast
         raise broadcast_error(func, shapes)
     try:
@@ -74,17 +75,6 @@ def _broadcast(func: str, arrays, call):
                                           "know (as after boolean indexing), which its "
                                           "broadcast needs; call x.compute_chunk_sizes() "
                                           "first") from None
-
-
-def _known_lengths_conflict(shapes) -> bool:
-    """Whether two known lengths other than 1 of one broadcast axis differ (``shapes``
-    aligned on their last axes; NaN lengths, unknown to dask, are left out)."""
-    ndim = max((len(s) for s in shapes), default=0)
-    for i in range(1, ndim + 1):
-        known = {n for s in shapes if len(s) >= i for n in (s[-i],) if n == n and n != 1}
-        if len(known) > 1:
-            return True
-    return False
 
 
 def broadcast_arrays(*arrays):
