@@ -31,7 +31,7 @@ from . import _backends
 from ._backends import dispatch
 from ._backends.masked_astype import masked_abs_of, masked_astype
 from ._backends.masked_where import masked_where
-from ._core.errors import broadcast_error, error, type_error
+from ._core.errors import broadcast_error, error, type_error, value_error
 from ._core.elementwise_docs import elementwise_doc
 from ._core.ufuncs import ENGINE_UFUNCS, numpy_ufunc_name
 from ._plans.elementwise import broadcast_shapes
@@ -81,26 +81,81 @@ def resolve(func: str, kinds: tuple) -> tuple:
     """Loop dtypes ``(in..., out)`` of ``func`` for argument kinds (dtypes or Python
     scalar types), by NumPy's ``ufunc.resolve_dtypes`` (NEP 50 weak scalars).
 
+    Parameters
+    ----------
+    func : str
+        An elementwise function that NumPy computes with a ufunc, by the standard's
+        name or NumPy's (``"add"``, ``"pow"``, ``"power"``, ``"exp"``, ...:
+        :data:`FUNCTIONS` but ``where``,
+        whose dtype is :func:`where_dtype`'s, and ``astype``, whose dtype is its
+        argument; and the math functions ``xp.fuse`` traces).
+    kinds : tuple
+        One per input: a ``numpy.dtype`` (or what ``numpy.dtype`` reads: ``"int8"``,
+        ``numpy.float32``), or ``bool``, ``int``, ``float``, ``complex`` for a Python
+        scalar.
+
     Raises
     ------
+    ValueError
+        ``func`` names no such function.
     TypeError
-        NumPy has no loop for these dtypes.
+        ``kinds`` is no tuple of dtypes and Python scalar types, of one entry per
+        input of ``func``; or NumPy has no loop for these dtypes.
     """
     key = (func, kinds)
-    r = _resolved.get(key)
+    try:
+        r = _resolved.get(key)
+    except TypeError:   # a list of kinds (or an unhashable func): unhashable
+        _ufunc_of(func)
+        raise type_error("resolve", "kinds", kinds, "a tuple of dtypes and Python scalar "
+                                                    "types") from None
     if r is None:
-        uf = getattr(np, numpy_ufunc_name(func))
+        uf = _ufunc_of(func)
+        loop = _loop_kinds(uf, kinds)
         try:
-            # Python int/float/complex are weak (NEP 50); a Python bool is bool
-            r = uf.resolve_dtypes(tuple(np.dtype(bool) if k is bool else k for k in kinds)
-                                  + (None,))
+            r = uf.resolve_dtypes(loop + (None,))
         except TypeError as exc:
-            shown = ", ".join(str(k if isinstance(k, np.dtype) else k.__name__) for k in kinds)
+            shown = ", ".join(str(k if isinstance(k, np.dtype) else k.__name__) for k in loop)
             raise error(TypeError, func, f"no loop for dtypes ({shown}): {exc}") from None
         if len(_resolved) >= _RESOLVED_MAX:
             _resolved.clear()
         _resolved[key] = r
     return r
+
+
+def _ufunc_of(func) -> np.ufunc:
+    """NumPy's ufunc of the elementwise function ``func`` (the standard's name or
+    NumPy's: ``pow``, ``power``), :func:`resolve`'s check."""
+    uf = getattr(np, numpy_ufunc_name(func), None) if isinstance(func, str) else None
+    if not isinstance(uf, np.ufunc):
+        raise value_error("resolve", "func", f"is {func!r}; expected the name of an "
+                                             "elementwise function of the standard that "
+                                             "NumPy computes with a ufunc ('add', 'exp', ...)")
+    return uf
+
+
+def _loop_kinds(uf: np.ufunc, kinds) -> tuple:
+    """``kinds`` as ``resolve_dtypes`` takes them: dtypes, and ``int``, ``float``,
+    ``complex`` (weak); a Python bool is bool."""
+    if not isinstance(kinds, tuple) or len(kinds) != uf.nin:
+        raise type_error("resolve", "kinds", kinds, f"a tuple of {uf.nin} dtypes or Python "
+                                                    f"scalar types (one per input of {uf.__name__})")
+    loop = []
+    for k in kinds:
+        if k is bool:
+            loop.append(np.dtype(bool))
+        elif k in (int, float, complex):
+            loop.append(k)
+        elif k is None:   # (numpy.dtype(None) is float64)
+            raise type_error("resolve", "kinds", kinds, "a tuple of dtypes or Python scalar "
+                                                        "types, without None")
+        else:
+            try:
+                loop.append(np.dtype(k))
+            except TypeError:
+                raise type_error("resolve", "kinds", kinds, "a tuple of dtypes or Python "
+                                                            "scalar types") from None
+    return tuple(loop)
 
 
 def where_dtype(kinds: tuple, values: tuple) -> np.dtype:
