@@ -373,6 +373,20 @@ def test_squeeze_of_an_axis_not_of_length_1_names_the_axis_on_both_backends(axis
                                   "can be squeezed out")
 
 
+@pytest.mark.parametrize("call", [lambda x: xp.squeeze(x), lambda x: xp.squeeze(x, None),
+                                  lambda x: xp.squeeze(x, axis=None)],
+                         ids=["no axis", "None by position", "None by keyword"])
+def test_squeeze_without_an_axis_squeezes_every_length_1_axis_on_both_backends(call):
+    """A new-user probe: NumPy's (and CuPy's) squeeze takes no axis, dask's raised
+    "squeeze() missing 1 required positional argument: 'axis'"."""
+    x = np.arange(3.0).reshape(1, 3, 1)
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend):
+            got = call(xp.asarray(x))
+            assert got.shape == (3,), backend
+            np.testing.assert_array_equal(xp.to_numpy(got), np.arange(3.0))
+
+
 def test_squeeze_of_an_axis_of_unknown_length_says_so_on_dask():
     """After boolean indexing dask does not know the length (it may be 1): dask's said
     "cannot squeeze axis with size other than one"; the other axis squeezes."""

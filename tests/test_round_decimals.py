@@ -65,3 +65,18 @@ def test_round_positional_decimals_past_a_c_int_and_ints(backend):
     with pytest.raises(TypeError, match=r"^round: round\(\) takes 2 positional arguments "
                                         r"but 3 were given"):
         xp.round(x, 1, None)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_round_of_bools_is_numpy_s_float16_and_its_dtype_says_so(backend):
+    """A new-user probe: dask's array of ``round(bools)`` said bool and computed NumPy's
+    float16; with decimals, dask raised NumPy's error only when computed."""
+    pytest.importorskip("dask.array")
+    with xp.use_backend(backend):
+        x = xp.asarray([True, False, True])
+        got = xp.round(x)
+        assert got.dtype == np.float16
+        values = xp.to_numpy(got)
+        assert values.dtype == np.float16 and values.tolist() == [1.0, 0.0, 1.0]
+        with pytest.raises(TypeError, match="^round: Cannot cast ufunc"):
+            xp.round(x, decimals=1)   # raised at the call, as NumPy's

@@ -87,9 +87,10 @@ def squeeze(a, axis=None):
     return compat_function("numpy", "squeeze")(a, axis=axis)
 
 
-def _dask_squeeze(x, /, axis):
-    """``squeeze`` of the standard on dask arrays, ``axis`` checked first; ``None``
-    squeezes every axis of length 1, as on NumPy (the check took it for every axis)."""
+def _dask_squeeze(x, /, axis=None):
+    """``squeeze`` of the standard on dask arrays, ``axis`` checked first; ``None``, or
+    no ``axis`` (the standard asks for one; NumPy's and CuPy's take none), squeezes
+    every axis of length 1, as on NumPy (the check took it for every axis)."""
     if axis is not None:
         check_squeeze(x, axis)
     return get("dask").namespace().squeeze(x, axis=axis)

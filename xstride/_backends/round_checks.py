@@ -58,6 +58,11 @@ def _round_of(backend: str):
         if not library:
             library.append(np.round if backend == "numpy" else compat_function(backend,
                                                                                 "round"))
+        if backend != "numpy" and getattr(getattr(x, "dtype", None), "kind", None) == "b":
+            # NumPy rounds bools in float16 (0 decimals; others: its TypeError, raised
+            # here at the call), where dask's array said bool and computed float16
+            np.round(np.zeros(1, np.bool_), decimals)
+            x = x.astype(np.float16)
         return library[0](x, decimals, **kwargs)
     return round
 
