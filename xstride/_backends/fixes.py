@@ -20,7 +20,7 @@ import numpy as np
 from . import select as _backend
 from . import size_checks as _sizes
 from .fill_checks import check_fill_type
-from .dispatch import implementation, register
+from .dispatch import compat_function, implementation, register
 from .masked_where import masked_where
 from .._core.errors import type_error, value_error
 
@@ -105,6 +105,30 @@ def dask_isdtype(dtype, kind, /) -> bool:
     if _backend.backend_of_array(dtype) is not None:
         raise type_error("isdtype", "dtype", dtype, "a dtype (an array's .dtype)")
     return np.isdtype(dtype, kind)
+
+
+def _result_type_of(backend: str):
+    library = []   # compat's result_type, looked up on the first call
+
+    def result_type(*arrays_and_dtypes):
+        """``result_type`` of the standard: arrays, dtypes and Python scalars, at least
+        one of them an array or a dtype. NumPy's (compat's) read ``None`` as float64
+        (``numpy.dtype(None)``), a list as a record's fields, and answered for Python
+        scalars alone."""
+        scalars = 0
+        for i, v in enumerate(arrays_and_dtypes):
+            if v is None or isinstance(v, (list, tuple, dict, set, range)):
+                raise type_error("result_type", f"arrays_and_dtypes[{i}]", v,
+                                 "an array, a dtype or a Python scalar")
+            scalars += type(v) in (bool, int, float, complex)
+        if arrays_and_dtypes and scalars == len(arrays_and_dtypes):
+            raise value_error("result_type", "arrays_and_dtypes",
+                              "holds Python scalars only; at least one array or dtype is "
+                              "required (the scalars' dtype is the other's)")
+        if not library:
+            library.append(compat_function(backend, "result_type"))
+        return library[0](*arrays_and_dtypes)
+    return result_type
 
 
 def _freq(name: str, backend: str):
@@ -331,6 +355,7 @@ for _backend_name in _backend.BACKENDS:
     register("finfo", _backend_name)(finfo)
     register("iinfo", _backend_name)(iinfo)
     register("floor_divide", _backend_name)(floor_divide)
+    register("result_type", _backend_name)(_result_type_of(_backend_name))
 del _backend_name
 # NumPy and dask, where they were found and tested (CuPy's not yet run on a device)
 for _backend_name in ("numpy", "dask"):
