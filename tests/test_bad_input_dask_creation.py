@@ -563,3 +563,18 @@ def test_full_of_a_zero_d_dask_fill_is_a_graph_dependency(name):
             np.testing.assert_array_equal(xp.to_numpy(small), np.full((3, 3), -2.0, np.float32))
         if name == "full":   # the fill's dtype, as NumPy's full(shape, 0-D array)
             assert call(xp.asarray(3, dtype=xp.uint8)).dtype == np.uint8
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("args, arg", [((1j,), "start"), ((0, 1j), "stop"),
+                                       ((0, 5, 1 + 0j), "step"), ((np.complex64(3),), "start"),
+                                       ((0, np.asarray(2j)), "stop")])
+def test_arange_of_a_complex_number_is_refused_on_every_backend(backend, args, arg):
+    """The standard's arange takes ints and floats. A new-user probe: NumPy's made
+    ``arange(1j)`` an empty complex array and ``arange(0, 5, 1 + 0j)`` a complex one,
+    where the dask backend refused both."""
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match=rf"^arange: argument '{arg}' got .*; expected a "
+                                            "real number .*the standard's arange takes no "
+                                            "complex values"):
+            xp.arange(*args)

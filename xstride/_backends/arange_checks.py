@@ -31,7 +31,7 @@ from .arg_checks import check_step
 from .fill_checks import INT_HI as _INT_HI, INT_LO as _INT_LO, short_int as _short
 from .dispatch import compat_function, register
 
-__all__ = ["arange_args", "check_arange", "check_arange_dtype", "bool_range", "arange",
+__all__ = ["arange_args", "check_arange", "refuse_complex", "check_arange_dtype", "bool_range", "arange",
            "wide_ints", "wide_plan", "wide_values"]
 
 #: Python ints from this magnitude on are inexact as floats, in which NumPy's arange
@@ -61,9 +61,20 @@ def check_arange_dtype(dtype, *, lazy: bool) -> None:
             "; the dask backend's arange makes no datetime64 values" if kind == "M" else ""))
 
 
+def refuse_complex(start, stop, step) -> None:
+    """``arange``'s complex arguments refused before NumPy's or CuPy's ``arange`` (which
+    take them) is called: :func:`check_arange`'s error, on every backend."""
+    for v in (start, stop, step):
+        if type(v) is complex or isinstance(v, (complex, np.complexfloating)) or getattr(
+                getattr(v, "dtype", None), "kind", None) == "c":
+            check_arange((start, stop, step), {}, complex_ok=True)
+
+
 def check_arange(args, kwargs, *, complex_ok: bool = False) -> None:
-    """``arange``'s arguments real numbers (complex ones too where ``complex_ok``: NumPy
-    takes them, dask does not) and its length, where they are real numbers, finite and
+    """``arange``'s arguments real numbers, as the standard has them (NumPy's took
+    complex ones: ``arange(1j)`` was an empty complex array; dask's refused them;
+    ``complex_ok``: a backend whose library checks ``dtype``, NumPy's and CuPy's) and its
+    length, where they are real numbers, finite and
     at most ``2**63 - 1`` (NumPy's ``ValueError``; dask's raised ``OverflowError``
     "cannot convert float infinity to integer" for ``arange(0, inf)`` and a
     ``TypeError`` from its ``isnan`` for ``arange(2**70)``)."""
@@ -73,14 +84,14 @@ def check_arange(args, kwargs, *, complex_ok: bool = False) -> None:
     if not complex_ok:   # the dask backend's: its dtype checked at the call
         check_arange_dtype(kwargs.get("dtype"), lazy=True)
     for arg, v in given:   # dask's made arange(None) an empty array, and named no
-        complex_ = not complex_ok and (isinstance(v, complex) or getattr(
-            v, "dtype", None) is not None and np.dtype(v.dtype).kind == "c")   # argument
+        complex_ = isinstance(v, complex) or getattr(   # argument
+            v, "dtype", None) is not None and np.dtype(v.dtype).kind == "c"
         if (v is None and arg == "start") or complex_ or isinstance(
                 v, (str, bytes, list, tuple)) or getattr(v, "ndim", 0) != 0:
             # (an array of one or more dimensions: NumPy's "only 0-dimensional arrays
             # can be converted to Python scalars", dask's inside its dispatch's message)
             raise type_error("arange", arg, v, "a real number (an int or a float)" + (
-                "; the dask backend's arange takes no complex values" if complex_ else ""))
+                "; the standard's arange takes no complex values" if complex_ else ""))
     start, stop, step = arange_args(args, kwargs)
     check_step(step)
     if not all(isinstance(v, (int, float, np.integer, np.floating))
@@ -266,6 +277,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
     ``dtype``) (:func:`_wide_arange`); where NumPy refuses the call, :func:`check_arange` names
     the argument."""
     check_step(step)
+    refuse_complex(start, stop, step)
     ints = ((0, start) if stop is None else (start, stop)) + (step,)
     if wide_ints(ints):
         bool_range(*ints, dtype)   # (its length before any allocation)

@@ -34,7 +34,7 @@ import numpy as np
 
 from . import select as _backend
 from .._core.sizes import checked_size
-from .arange_checks import check_arange
+from .arange_checks import check_arange, refuse_complex
 from .arg_checks import check_linspace, check_step
 from .fill_checks import check_fill_type
 from .shape_checks import check_eye, check_shape
@@ -172,6 +172,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
     the argument named (:func:`~.arange_checks.check_arange`: ``arange(None)``,
     ``arange(0, inf)``)."""
     check_step(step)
+    refuse_complex(start, stop, step)
     lo, hi = (0, start) if stop is None else (start, stop)
     count = _arange_count(lo, hi, step)
     if count is not None:
