@@ -138,8 +138,9 @@ def _loop_kinds(uf: np.ufunc, kinds) -> tuple:
     """``kinds`` as ``resolve_dtypes`` takes them: dtypes, and ``int``, ``float``,
     ``complex`` (weak); a Python bool is bool."""
     if not isinstance(kinds, tuple) or len(kinds) != uf.nin:
-        raise type_error("resolve", "kinds", kinds, f"a tuple of {uf.nin} dtypes or Python "
-                                                    f"scalar types (one per input of {uf.__name__})")
+        raise type_error("resolve", "kinds", kinds,
+                         f"a tuple of {uf.nin} dtypes or Python scalar types (one per "
+                         f"input of {uf.__name__})")
     loop = []
     for k in kinds:
         if k is bool:

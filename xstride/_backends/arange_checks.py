@@ -31,7 +31,8 @@ from .arg_checks import check_step
 from .fill_checks import INT_HI as _INT_HI, INT_LO as _INT_LO, short_int as _short
 from .dispatch import compat_function, register
 
-__all__ = ["arange_args", "check_arange", "refuse_complex", "check_arange_dtype", "bool_range", "arange",
+__all__ = ["arange_args", "check_arange", "refuse_complex", "check_arange_dtype",
+           "bool_range", "arange",
            "wide_ints", "wide_plan", "wide_values"]
 
 #: Python ints from this magnitude on are inexact as floats, in which NumPy's arange

@@ -28,7 +28,8 @@ from .registry import get
 from .select import backend_of, backend_of_array
 
 __all__ = ["no_array_error", "attribute_error", "operand_names", "operand_error",
-           "leading_arrays", "leading_array_error", "named_arguments", "NUMPY_TYPES", "OPERAND_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
+           "leading_arrays", "leading_array_error", "named_arguments", "NUMPY_TYPES",
+           "OPERAND_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
 
 _ELEMENTWISE = frozenset(ELEMENTWISE)
 _FIRST, _TWO = frozenset(ARRAY_FIRST), frozenset(ARRAY_FIRST_TWO)
