@@ -368,3 +368,38 @@ def test_numpy_from_dlpack_names_device_and_copy_as_asarray_does():
                 xp.from_dlpack(a, copy=copy)
         assert np.shares_memory(xp.from_dlpack(a, device="cpu", copy=np.False_), a)
         assert np.shares_memory(xp.from_dlpack(a, device=a.device), a)
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("fill, dtype, cls, match", [
+    (1j, xp.float64, TypeError, "got complex 1j; expected a real number for dtype float64"),
+    (1 + 0j, xp.int32, TypeError, "got .*; expected a real number for dtype int32"),
+    (np.complex64(2j), xp.bool, TypeError, "got .*; expected a real number for dtype bool"),
+    (float("nan"), xp.int64, ValueError, "is nan, which the integer dtype int64"),
+    (float("-inf"), xp.uint8, ValueError, "is -inf, which the integer dtype uint8"),
+    (np.float32("nan"), xp.int16, ValueError, "is nan, which the integer dtype int16"),
+    (300.0, xp.int8, OverflowError, "is 300.0, whose integer part is out of bounds for int8"),
+    (-1.5, xp.uint8, OverflowError, "is -1.5, whose integer part is out of bounds for uint8"),
+])
+def test_a_fill_the_dtype_cannot_hold_is_refused_as_asarray_refuses_it(backend, fill, dtype,
+                                                                       cls, match):
+    """A new-user probe: ``full(2, 1j, dtype=float64)`` filled 0.0 and ``full(2, nan,
+    dtype=int64)`` -2**63 (NumPy's unsafe cast, a warning at most), where
+    ``asarray(1j, dtype=float64)`` and ``asarray(nan, dtype=int64)`` raise."""
+    with xp.use_backend(backend):
+        with pytest.raises(cls, match=rf"^full: argument 'fill_value' {match}"):
+            xp.full(2, fill, dtype=dtype)
+        x = xp.zeros(2, dtype=dtype)
+        with pytest.raises(cls, match=rf"^full_like: argument 'fill_value' {match}"):
+            xp.full_like(x, fill)
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_fills_the_dtype_holds_still_fill(backend):
+    with xp.use_backend(backend):
+        assert xp.to_numpy(xp.full(2, 2.7, dtype=xp.int8)).tolist() == [2, 2]   # truncated
+        assert xp.to_numpy(xp.full(2, -0.5, dtype=xp.uint8)).tolist() == [0, 0]
+        assert xp.to_numpy(xp.full(2, 1j, dtype=xp.complex64)).tolist() == [1j, 1j]
+        assert xp.to_numpy(xp.full(2, float("nan"))).tolist() != [0, 0]   # float64 NaN
+        assert xp.to_numpy(xp.full(2, 2.5, dtype=xp.bool)).tolist() == [True, True]
+        assert xp.to_numpy(xp.full_like(xp.zeros(2), float("inf"))).tolist() == [np.inf] * 2

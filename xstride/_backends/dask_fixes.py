@@ -45,8 +45,8 @@ from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
 from .arange_checks import arange_args, bool_range, check_arange
 from .arg_checks import check_linspace
-from .fill_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
-                          int_fill_dtype)
+from .fill_checks import (check_fill_fits, check_fill_type, check_fill_value, check_int_fill,
+                          check_int_items, int_fill_dtype)
 from .copy_checks import check_no_copy
 from .dask import check_chunks
 from .dask_arange import (arange_step as _arange_step, narrow_arange as _narrow_arange,
@@ -153,6 +153,7 @@ def _creation(name: str):
             check_int_fill(name, fill, kwargs.get("dtype"))   # one no integer dtype holds
             check_fill_type(name, fill, kwargs.get("dtype"))   # None, a str: no number
             check_fill_fits(fill, kwargs.get("dtype"))   # at the call, not when computed
+            check_fill_value(name, fill, kwargs.get("dtype"))
             kwargs["dtype"] = int_fill_dtype(fill, kwargs.get("dtype"))
         opts = be.options()
         own = kwargs.get("chunks") is not None
@@ -481,6 +482,8 @@ def full_like(x, /, fill_value, *, dtype=None, **kwargs):
     check_fill_type("full_like", fill_value, getattr(x, "dtype", None) if dtype is None
                     else dtype)   # dask's filled NaN for None
     check_fill_fits(fill_value, getattr(x, "dtype", None) if dtype is None else dtype)
+    check_fill_value("full_like", fill_value, getattr(x, "dtype", None) if dtype is None
+                     else dtype)
     kwargs = _like_chunks("full_like", x, dtype, kwargs)
     got = _masked_like("full_like", x, dtype, kwargs, (fill_value,))
     if got is not None:

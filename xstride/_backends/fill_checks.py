@@ -21,7 +21,8 @@ from .masked_asarray import SEQUENCES, masked_asarray, masked_items, masked_sour
 from .no_array import PLAIN_TYPES
 from .shape_checks import named_shape_error
 
-__all__ = ["check_int_fill", "check_fill_fits", "check_fill_type", "check_int_items",
+__all__ = ["check_int_fill", "check_fill_fits", "check_fill_type", "check_fill_value",
+           "check_int_items",
            "int_fill_dtype", "INT_LO", "INT_HI", "short_int"]
 
 #: the Python ints some NumPy integer dtype holds (int64's and uint64's)
@@ -62,6 +63,40 @@ def check_fill_fits(fill_value, dtype) -> None:
         np.asarray(fill_value, dtype=dt)
 
 
+def check_fill_value(func: str, fill_value, dtype) -> None:
+    """A float or complex ``fill_value`` (Python's or NumPy's scalar) against the
+    ``dtype`` of the result, as ``asarray`` converts one: a complex number into a real or
+    bool dtype is a ``TypeError`` (the imaginary part dropped), NaN or an infinity into an
+    integer dtype a ``ValueError``, a finite float whose integer part the integer dtype
+    cannot hold an ``OverflowError``. NumPy's ``full`` cast each unsafely, with a
+    warning at most (``full(2, nan, dtype=int64)`` filled -2**63). Other fills and
+    dtypes (and a ``dtype`` NumPy does not know) are left to the library."""
+    if dtype is None or not isinstance(fill_value, (float, complex, np.floating,
+                                                    np.complexfloating)):
+        return
+    try:
+        kind = np.dtype(dtype)
+    except TypeError:
+        return
+    dt, kind = kind, kind.kind
+    if isinstance(fill_value, (complex, np.complexfloating)):
+        if kind in "biuf":
+            raise type_error(func, "fill_value", fill_value,
+                             f"a real number for dtype {dt} (a complex fill would lose its "
+                             "imaginary part)")
+        return
+    if kind not in "iu":
+        return
+    v = float(fill_value)
+    if v != v or v in (float("inf"), float("-inf")):
+        raise value_error(func, "fill_value", f"is {v}, which the integer dtype {dt} cannot "
+                                              "hold")
+    info = np.iinfo(dt)
+    if not info.min <= int(v) <= info.max:
+        raise overflow_error(func, "fill_value", f"is {v}, whose integer part is out of "
+                                                 f"bounds for {dt}")
+
+
 def check_fill_type(func: str, fill_value, dtype) -> None:
     """``full``/``full_like``'s ``fill_value`` of no number (None, a str, bytes) for a
     numeric or bool ``dtype`` (or none: ``full`` made an object or string array, dask's
@@ -88,9 +123,11 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
     """``full_like`` of the standard on NumPy: a ``fill_value`` of no number refused
     (:func:`check_fill_type`; NumPy's filled NaN for None). With ``device`` None NumPy's
     ``full_like``, as array_api_compat calls it (its frame cost about 0.5 us a call)."""
-    if fill_value.__class__ not in (int, float, bool, complex):   # a number: no check
-        check_fill_type("full_like", fill_value, getattr(x, "dtype", None) if dtype is None
-                        else dtype)
+    if fill_value.__class__ not in (int, bool):   # an int: NumPy's own check
+        target = getattr(x, "dtype", None) if dtype is None else dtype
+        if fill_value.__class__ not in (float, complex):   # a number: no type check
+            check_fill_type("full_like", fill_value, target)
+        check_fill_value("full_like", fill_value, target)
     if device is None:
         return np.full_like(x, fill_value, dtype=dtype, **kwargs)
     return _numpy("full_like")(x, fill_value, dtype=dtype, device=device, **kwargs)
@@ -126,6 +163,7 @@ def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     (:func:`~xstride._backends.shape_checks.named_shape_error`)."""
     check_int_fill("full", fill_value, dtype)
     check_fill_type("full", fill_value, dtype)
+    check_fill_value("full", fill_value, dtype)
     try:
         out = _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
     except (TypeError, ValueError):

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import select as _backend
 from . import size_checks as _sizes
-from .fill_checks import check_fill_type
+from .fill_checks import check_fill_type, check_fill_value
 from .dispatch import compat_function, implementation, register
 from .masked_where import masked_where
 from .._core.errors import type_error, value_error
@@ -331,6 +331,7 @@ def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     CuPy would wrap it, see ``size_checks.py``).
     """
     check_fill_type("full", fill_value, dtype)
+    check_fill_value("full", fill_value, dtype)
     impl = _backend.namespace("cupy").full
     return _restore_negative_zero(_sizes.shaped(
         "full", lambda: impl(shape, fill_value, dtype=dtype, device=device, **kwargs),
@@ -343,8 +344,9 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
     ``shape=`` (CuPy's keyword) is checked like ``full``'s shape; a fill of no number
     is refused first, as on NumPy (CuPy's fill kernel: "Unsupported type").
     """
-    check_fill_type("full_like", fill_value, getattr(x, "dtype", None) if dtype is None
-                    else dtype)
+    target = getattr(x, "dtype", None) if dtype is None else dtype
+    check_fill_type("full_like", fill_value, target)
+    check_fill_value("full_like", fill_value, target)
     _sizes.check_like("full_like", x, dtype, kwargs)
     impl = _backend.namespace("cupy").full_like
     return _restore_negative_zero(impl(x, fill_value, dtype=dtype, device=device, **kwargs),
