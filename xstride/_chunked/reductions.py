@@ -134,14 +134,25 @@ def _sum_dtype(x, dtype) -> np.dtype:
     return np.dtype(np.uint64) if x.dtype.kind == "u" else x.dtype.newbyteorder("=")
 
 
+def _sum_tree(name, x, axis, keepdims, dtype):
+    """``sum``/``prod``'s tree; a float16 result accumulated in float32 and rounded once,
+    as NumPy's float16 reduction loops accumulate in float (each chunk's float16 partial
+    overflowed: ``sum`` of 60000, 60000, -60000, -60000 in chunks of two was NaN)."""
+    out = _sum_dtype(x, dtype)
+    if out == np.float16:
+        acc = np.dtype(np.float32)
+        return _finish(_tree(name, x, axis, keepdims, acc, acc), out)
+    return _tree(name, x, axis, keepdims, dtype, out)
+
+
 def sum(x, /, *, axis=None, keepdims=False, dtype=None):  # noqa: A001 - the standard's name
     """The standard's ``sum`` of a dask array (arguments checked by the caller)."""
-    return _tree("sum", x, axis, keepdims, dtype, _sum_dtype(x, dtype))
+    return _sum_tree("sum", x, axis, keepdims, dtype)
 
 
 def prod(x, /, *, axis=None, keepdims=False, dtype=None):
     """The standard's ``prod`` of a dask array (arguments checked by the caller)."""
-    return _tree("prod", x, axis, keepdims, dtype, _sum_dtype(x, dtype))
+    return _sum_tree("prod", x, axis, keepdims, dtype)
 
 
 def min(x, /, *, axis=None, keepdims=False):  # noqa: A001
