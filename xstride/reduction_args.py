@@ -34,7 +34,8 @@ NUMERIC = "biufc"
 def out_dtype(func: str, dtype, default: np.dtype, x_dtype=None) -> np.dtype:
     """``dtype=`` as a NumPy dtype (``default`` for None): a bool or numeric dtype, and
     not a real one for complex input (the standard leaves that cast unspecified; NumPy
-    drops the imaginary part with a warning)."""
+    drops the imaginary part with a warning); in the native byte order (NumPy's ufuncs
+    refused a ``'>f8'`` ``dtype=`` that its scans and dask's sums took)."""
     if dtype is None:
         return default
     try:
@@ -47,7 +48,7 @@ def out_dtype(func: str, dtype, default: np.dtype, x_dtype=None) -> np.dtype:
     if x_dtype is not None and np.dtype(x_dtype).kind == "c" and dt.kind != "c":
         raise type_error(func, "dtype", dtype, f"a complex dtype for x of dtype {x_dtype}")
     refuse_bool_deviations(func, x_dtype, dtype, dt)
-    return dt
+    return dt if dt.isnative else dt.newbyteorder("=")
 
 
 def check_bool(func: str, name: str, value) -> None:

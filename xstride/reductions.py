@@ -352,8 +352,8 @@ def _library_functions(be) -> tuple[dict, dict]:
             _check_out_shape(func, be, kwargs, x, axis, keepdims)
             # (all/any take no dtype=, sum/prod/mean/all/any no correction=: the
             # library's "unexpected keyword argument" names them, as on CuPy)
-            if kwargs.get("dtype") is not None and func not in LOGICAL:
-                _out_dtype(func, kwargs["dtype"], None, x.dtype)
+            if kwargs.get("dtype") is not None and func not in LOGICAL:   # (native order)
+                kwargs["dtype"] = _out_dtype(func, kwargs["dtype"], None, x.dtype)
             if func in ("var", "std"):
                 _check_no_ddof(func, kwargs)
                 if "correction" in kwargs:
@@ -393,8 +393,8 @@ def _library_functions(be) -> tuple[dict, dict]:
                 _check_array(func, be, x)
             if type(include_initial) is not bool:
                 _check_bool(func, "include_initial", include_initial)
-            if dtype is not None:
-                _out_dtype(func, dtype, None, x.dtype)
+            if dtype is not None:   # (in the native byte order)
+                dtype = _out_dtype(func, dtype, None, x.dtype)
             if isinstance(x, np.generic):
                 x = as_array(x)
             axis = normalize_scan_axis(func, axis, x.ndim)
