@@ -403,3 +403,21 @@ def test_fills_the_dtype_holds_still_fill(backend):
         assert xp.to_numpy(xp.full(2, float("nan"))).tolist() != [0, 0]   # float64 NaN
         assert xp.to_numpy(xp.full(2, 2.5, dtype=xp.bool)).tolist() == [True, True]
         assert xp.to_numpy(xp.full_like(xp.zeros(2), float("inf"))).tolist() == [np.inf] * 2
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("start, stop, dtype, cls, match", [
+    (0, 300, xp.int8, OverflowError, "'stop' is 300, out of bounds for the dtype int8"),
+    (-1, 5, xp.uint8, OverflowError, "'start' is -1, out of bounds for the dtype uint8"),
+    (0.0, 2.0**40, xp.int32, OverflowError, "'stop' is 1099511627776.0, out of bounds"),
+    (float("nan"), 1, xp.int16, ValueError, "'start' is nan, which the integer dtype int16"),
+])
+def test_linspace_ends_an_integer_dtype_cannot_hold_are_refused(backend, start, stop, dtype,
+                                                                cls, match):
+    """A new-user probe: ``linspace(0, 300, 3, dtype=int8)`` ended in 44 (NumPy's cast
+    wrapped), where ``full(2, 300, dtype=int8)`` raises ``OverflowError``."""
+    with xp.use_backend(backend):
+        with pytest.raises(cls, match=rf"^linspace: argument {match}"):
+            xp.linspace(start, stop, 3, dtype=dtype)
+        got = xp.to_numpy(xp.linspace(0, 100, 3, dtype=dtype))   # ends it holds: NumPy's
+        assert got.dtype == dtype and got.tolist() == [0, 50, 100]

@@ -25,7 +25,7 @@ import sys
 import numpy as np
 
 from .._core.errors import (argument_error, broadcast_error, describe, error, type_error,
-                            value_error)
+                            overflow_error, value_error)
 from .._core.intseq import is_index
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
@@ -151,18 +151,43 @@ def check_flag(func: str, arg: str, value) -> None:
         raise type_error(func, arg, value, "a bool")
 
 
-def check_linspace(num, endpoint, start=0, stop=0) -> None:
+def check_linspace(num, endpoint, start=0, stop=0, dtype=None) -> None:
     """``linspace``'s ``num`` an int (a NumPy integer too; not a bool: NumPy's took
     ``True`` as 1), ``endpoint`` a bool (a NumPy bool too; ``"no"`` was taken as true),
-    ``start``/``stop`` no ``None`` or str (NumPy's "unsupported operand type(s) for -")."""
+    ``start``/``stop`` no ``None`` or str (NumPy's "unsupported operand type(s) for -"),
+    and for an integer ``dtype`` (NumPy's extension) real ends that it holds (NumPy's
+    cast wrapped them: ``linspace(0, 300, 3, dtype=int8)`` ended in 44)."""
     for arg, v in (("start", start), ("stop", stop)):
         if v is None or isinstance(v, (str, bytes)):
             raise type_error("linspace", arg, v, "a real or complex number")
+    if dtype is not None:
+        _check_int_ends(start, stop, dtype)
     if isinstance(num, (bool, np.bool_)) or not isinstance(num, (int, np.integer)):
         raise type_error("linspace", "num", num, "a non-negative int")
     if num < 0:   # NumPy's "Number of samples, -1, must be non-negative." named no argument
         raise value_error("linspace", "num", f"must be non-negative; got {num}")
     check_flag("linspace", "endpoint", endpoint)
+
+
+def _check_int_ends(start, stop, dtype) -> None:
+    """:func:`check_linspace`'s ends of an integer ``dtype``."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        return   # no dtype: the dispatch's dtype check names it
+    if dt.kind not in "iu":
+        return
+    info = np.iinfo(dt)
+    for arg, v in (("start", start), ("stop", stop)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                                 np.floating)):
+            continue
+        if v != v:
+            raise value_error("linspace", arg, f"is nan, which the integer dtype {dt} of the "
+                                               "result cannot hold")
+        if not info.min <= v <= info.max:
+            raise overflow_error("linspace", arg, f"is {v}, out of bounds for the dtype "
+                                                  f"{dt} of the result")
 
 
 def check_axis(func: str, x, axis) -> None:
@@ -420,7 +445,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **k
     (:func:`check_linspace`). A dask array end (a 0-D one: the standard's scalar) is
     computed, as NumPy's ``full`` and ``arange`` compute one, so the result is a NumPy
     array (NumPy's ``linspace`` handed the call to dask, which returned a dask array)."""
-    check_linspace(num, endpoint, start, stop)
+    check_linspace(num, endpoint, start, stop, dtype)
     if start.__class__ not in _PLAIN_ENDS or stop.__class__ not in _PLAIN_ENDS:
         start, stop = (v if (be := of_array(v)) is None or not be.lazy else be.to_host(v)
                        for v in (start, stop))

@@ -252,7 +252,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     1) * step``, off by rounding; the standard and NumPy give ``stop``). ``num`` must be
     a non-negative int (dask's took ``-1`` and ``2.0``), ``endpoint`` a bool (dask's
     took ``"no"`` as true)."""
-    check_linspace(num, endpoint, start, stop)
+    check_linspace(num, endpoint, start, stop, dtype)
     endpoint = bool(endpoint)
     num = int(num)
     complex_ends = any(isinstance(v, (complex, np.complexfloating)) or isinstance(

@@ -190,7 +190,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **k
     """``linspace`` on CuPy: ``num`` and ``endpoint`` checked first, as on NumPy
     (:func:`~.arg_checks.check_linspace`; CuPy took ``endpoint="no"`` as true), ``num``
     values whose size overflows int64 refused."""
-    check_linspace(num, endpoint, start, stop)
+    check_linspace(num, endpoint, start, stop, dtype)
     n = _index(num)
     if n is not None and n >= 0:
         _check("linspace", "num", (n,), _scalar_itemsize(dtype, start, stop), result=True)
