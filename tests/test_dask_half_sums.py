@@ -46,3 +46,23 @@ def test_float16_sums_along_an_axis_and_with_dtype_are_numpy_s():
     with xp.use_backend("dask"), pytest.warns(RuntimeWarning, match="overflow"):
         big = xp.to_numpy(xp.sum(xp.asarray(BIG.reshape(2, 2), chunks=1), axis=1))
     assert np.isinf(big).all()   # a row sum past float16 is inf, as NumPy's
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 3])
+def test_float16_matmul_and_vecdot_accumulate_in_float32(chunks):
+    """A new-user probe: dask's ``matmul``/``vecdot`` of float16 added one float16
+    partial per chunk of the contracted axis, so 60000 + 60000 - 60000 was inf (NumPy's
+    60000); now as NumPy's, bit for bit on random float16 matrices."""
+    a = np.array([[60000, 60000, -60000]], np.float16)
+    b = np.ones((3, 1), np.float16)
+    rng = np.random.default_rng(0)
+    m1 = rng.uniform(-10, 10, (5, 40)).astype(np.float16)
+    m2 = rng.uniform(-10, 10, (40, 3)).astype(np.float16)
+    with xp.use_backend("dask"):
+        got = xp.matmul(xp.asarray(a, chunks=chunks), xp.asarray(b, chunks=chunks))
+        assert got.dtype == np.float16 and xp.to_numpy(got).tolist() == [[60000.0]]
+        dot = xp.vecdot(xp.asarray(a[0], chunks=chunks), xp.asarray(b[:, 0], chunks=chunks))
+        assert dot.dtype == np.float16 and float(xp.to_numpy(dot)) == 60000.0
+        got = xp.to_numpy(xp.matmul(xp.asarray(m1, chunks=7 * chunks),
+                                    xp.asarray(m2, chunks=7 * chunks)))
+    np.testing.assert_array_equal(got, np.matmul(m1, m2))

@@ -117,7 +117,16 @@ def matmul(x1, x2, /):
         raise bad
     if x1.ndim and x2.ndim:
         check_contracted("matmul", x1, x2, [(x1.ndim - 1, max(0, x2.ndim - 2))])
-    return _promoted(_ns().matmul(x1, x2), x1, x2)
+    return _promoted(_ns().matmul(*_half_in_float32(x1, x2)), x1, x2)
+
+
+def _half_in_float32(x1, x2) -> tuple:
+    """Float16 operands as float32 (their product's sums then accumulate in float32 and
+    :func:`_promoted` rounds once, as NumPy's float16 loops accumulate in float: dask's
+    float16 partial sums, one per chunk of the contracted axis, overflowed to inf)."""
+    if np.result_type(x1.dtype, x2.dtype) == np.float16:
+        return x1.astype(np.float32), x2.astype(np.float32)
+    return x1, x2
 
 
 def _promoted(out, x1, x2):
@@ -155,10 +164,11 @@ def vecdot(x1, x2, /, *, axis=-1):
         bad = vecdot_shape_error(x1, x2, axis)
         if bad is not None:
             raise bad
-        return _promoted(ns.vecdot(x1, x2, axis=axis), x1, x2)
+        return _promoted(ns.vecdot(*_half_in_float32(x1, x2), axis=axis), x1, x2)
     # lengths dask does not know (after boolean indexing): compat's equal-length check
     # (nan != nan) and its broadcast refused them; the products' sum needs no length
-    return _promoted(ns.sum(ns.multiply(ns.conj(x1), x2), axis=axis), x1, x2)
+    a, b = _half_in_float32(x1, x2)
+    return _promoted(ns.sum(ns.multiply(ns.conj(a), b), axis=axis), x1, x2)
 
 
 def _index_in_range(block, *, n, axis):

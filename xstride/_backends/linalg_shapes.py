@@ -41,6 +41,12 @@ def linalg_shape_error(exc: Exception, qualname: str, named) -> LinAlgError | No
     the first such argument by the standard's name (``x``, ``solve``'s ``x1``: NumPy's
     ``inv`` calls it ``a``); else None (the library's error, raised as it was)."""
     text = str(exc)
+    if qualname == "linalg.pinv" and isinstance(exc, ValueError) and named:
+        # NumPy's pinv of a 0-D array: "max() arg is an empty sequence" (its 1-D one
+        # raises the LinAlgError below)
+        shape = getattr(named[0][1], "shape", None)
+        if isinstance(shape, tuple) and len(shape) < 2:
+            return not_matrices_error("pinv", "x", shape)
     if not (isinstance(exc, LinAlgError) and qualname.startswith("linalg.")
             and (_NOT_MATRICES in text or _NOT_SQUARE in text)):
         return None
