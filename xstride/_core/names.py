@@ -83,14 +83,15 @@ FFT_CREATION = ("fftfreq", "rfftfreq")
 #: first argument the standard types as an array alone: ``x`` of ``reshape``, ``sort``,
 #: ``sum``, ``linalg.inv``, ``fft.fft``, ... A list, a tuple or a Python scalar there is
 #: refused on every backend (``_backends/no_array.leading_array_error``): NumPy made an
-#: array of it, CuPy and dask refuse it.
+#: array of it, CuPy and dask refuse it. (Not ``isin``, whose ``x1`` the standard's draft
+#: after 2025.12 takes as a Python int too.)
 ARRAY_FIRST = (
     "empty_like", "full_like", "ones_like", "zeros_like", "tril", "triu", "astype",
     "take", "take_along_axis", "matmul", "matrix_transpose", "tensordot", "vecdot",
     "broadcast_to", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
     "reshape", "roll", "squeeze", "unstack", "tile",
     "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted",
-    "isin", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    "unique_all", "unique_counts", "unique_inverse", "unique_values",
     "argsort", "sort",
     "cumulative_sum", "cumulative_prod", "max", "mean", "min", "prod", "std", "sum",
     "var", "all", "any", "diff",
