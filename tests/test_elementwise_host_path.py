@@ -325,11 +325,18 @@ def test_cache_switch_from_environment():
     import sys
 
     code = "from xstride._kernels import _elementwise_exec as ex; print(ex.CACHE)"
-    for val, want in (("0", "False"), ("1", "True")):
+    for val, want in (("0", "False"), ("1", "True"), ("off", "False"), ("No", "False"),
+                      (" false ", "False"), ("on", "True"), ("", "True")):
         env = dict(os.environ, XSTRIDE_EW_CACHE=val)
         res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                              text=True, check=True)
-        assert res.stdout.strip() == want
+        assert res.stdout.strip() == want, val
+    # a value neither on nor off is an error naming the variable (a new-user probe: "off"
+    # and "abc" left the cache on silently)
+    env = dict(os.environ, XSTRIDE_EW_CACHE="abc")
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True)
+    assert res.returncode != 0 and "XSTRIDE_EW_CACHE='abc'" in res.stderr
 
 
 def host_cost(number=20000, repeat=7):

@@ -1,5 +1,5 @@
 """On/off environment switches, read one way everywhere (``XSTRIDE_LOG_KERNELS``,
-``XSTRIDE_CUDA_DEBUG``): a value that is neither on nor off is an error naming the
+``XSTRIDE_CUDA_DEBUG``, ``XSTRIDE_EW_CACHE``): a value that is neither on nor off is an error naming the
 variable, never read silently as off."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ ON = ("1", "true", "yes", "on")
 OFF = ("", "0", "false", "no", "off")
 
 
-def env_flag(name: str, meaning: str) -> bool:
-    """Whether environment variable ``name`` is on; unset is off.
+def env_flag(name: str, meaning: str, default: bool = False) -> bool:
+    """Whether environment variable ``name`` is on; unset (or empty) is ``default``.
 
     Parameters
     ----------
@@ -24,6 +24,9 @@ def env_flag(name: str, meaning: str) -> bool:
         The variable.
     meaning : str
         What ``1`` does, for the error message.
+    default : bool
+        The answer where the variable is unset or empty (off for every switch but
+        ``XSTRIDE_EW_CACHE``, which is on).
 
     Raises
     ------
@@ -33,6 +36,8 @@ def env_flag(name: str, meaning: str) -> bool:
     """
     raw = os.environ.get(name, "")
     value = raw.strip().lower()
+    if not value:
+        return default
     if value in ON:
         return True
     if value in OFF:

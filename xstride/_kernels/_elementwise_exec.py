@@ -32,11 +32,11 @@ Imports CuPy only when called.
 
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
 
+from .._core.settings import env_flag
 from .._plans import elementwise as _plan
 from . import _geometry as _geo
 from ._compile import function
@@ -55,8 +55,10 @@ __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "re
            "repeat", "repeat1", "repeat2", "clear_caches", "check_devices", "CACHE", "CALLS",
            "operand"]
 
-#: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
-CACHE = os.environ.get("XSTRIDE_EW_CACHE", "1").strip() != "0"
+#: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0``, or off, no,
+#: false, at import; a value neither on nor off is an error naming the variable).
+CACHE = env_flag("XSTRIDE_EW_CACHE", "keep the elementwise engine's call caches",
+                 default=True)
 #: Bound on the entries of each cache (the oldest entry goes first when full).
 _CACHE_MAX = 8192
 #: call key -> the ``run`` of a :class:`_Call` (the prepared calls, :mod:`._prepared`)
