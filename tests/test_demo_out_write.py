@@ -90,3 +90,13 @@ def test_a_symbolic_link_stays_and_its_file_is_replaced(tmp_path):
     assert link.is_symlink()
     assert plyfile.PlyData.read(str(real))["vertex"].count == 4
     assert sorted(p.name for p in real.parent.iterdir()) == ["cloud.ply"]
+
+
+def test_a_file_name_of_255_bytes_is_written(tmp_path):
+    """A new-user probe: the temporary file was named after the target plus 22 bytes,
+    so a legal name past 233 bytes was refused ("File name too long")."""
+    out = tmp_path / ("c" * 251 + ".ply")   # 255 bytes, the longest name a file may have
+    demo_tree.write_ply(out, CENTROIDS, COUNTS)
+    v = plyfile.PlyData.read(str(out))["vertex"]
+    np.testing.assert_array_equal(v["count"], COUNTS)
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]   # no temporary file left

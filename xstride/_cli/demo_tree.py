@@ -155,8 +155,9 @@ def _write_whole(data, path: Path) -> None:
         data.write(str(path))   # a device or a FIFO: no file to replace
         return
     # created as a plain open creates a file (0666 less the umask; mkstemp's is 0600),
-    # under a name no other writer takes (O_EXCL)
-    tmp = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
+    # under a name no other writer takes (O_EXCL), short whatever the target's (a name
+    # of the target's own past 233 bytes went past the 255 a file name may have)
+    tmp = target.parent / f".xstride-out-{secrets.token_hex(8)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
