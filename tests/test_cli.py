@@ -141,6 +141,16 @@ def test_info_with_an_unavailable_backend_variable_prints_the_reason():
     assert proc.returncode == 0, proc.stderr
     assert "active backend: none (environment variable XSTRIDE_BACKEND='cupy'" in proc.stdout
     assert "unavailable" in proc.stdout and proc.stderr == ""
+    # --json: the backend null, the reason in a key of its own (a new-user probe: the
+    # sentence stood where a backend name goes)
+    code = code.replace("['info']", "['info', '--json']")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+    import json
+
+    got = json.loads(proc.stdout)
+    assert got["backend"] is None
+    assert got["backend_error"].startswith("environment variable XSTRIDE_BACKEND='cupy'")
 
 
 @pytest.mark.parametrize("args", [["info", "--json"], ["info"], ["demo", "--n", "5"],

@@ -28,7 +28,9 @@ def _versions() -> dict:
 def collect() -> dict:
     """Everything ``info`` prints, as a dict.
 
-    Keys: ``backend`` (active backend name), ``versions`` (python, numpy,
+    Keys: ``backend`` (active backend name; ``None`` where ``XSTRIDE_BACKEND`` names one
+    that cannot load, ``backend_error`` then saying why, else ``""``), ``versions``
+    (python, numpy,
     array_api_compat, xstride, cupy, cuda_runtime, cuda_driver, hip_runtime; ``None``
     where absent), ``gpu_available`` (bool), ``gpu_reason`` (why not, else ``""``),
     ``devices`` (list of device property dicts) and ``capabilities``
@@ -46,11 +48,12 @@ def collect() -> dict:
     if caps["device"] is not None:
         devices = [device_properties(i) for i in range(device_count())]
     try:
-        active = _backends.active().name
+        active, why = _backends.active().name, ""
     except RuntimeError as exc:  # XSTRIDE_BACKEND names a backend that cannot load
-        active = f"none ({exc})"
+        active, why = None, str(exc)
     return {
         "backend": active,
+        "backend_error": why,
         "versions": _versions(),
         "gpu_available": caps["device"] is not None,
         "gpu_reason": caps["reason"],
@@ -70,7 +73,8 @@ def _host_bin_offsets() -> dict:
 
 
 def _print_table(info: dict) -> None:
-    print(f"xstride {info['versions']['xstride']}  (active backend: {info['backend']})")
+    active = info["backend"] or f"none ({info['backend_error']})"
+    print(f"xstride {info['versions']['xstride']}  (active backend: {active})")
     print("versions:")
     for k, v in info["versions"].items():
         if k != "xstride":
