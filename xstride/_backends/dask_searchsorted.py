@@ -67,6 +67,15 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         else:
             _sorter_in_range(sorter, n=x1.shape[0])
         x1 = ns.take(x1, sorter, axis=0)
+    if type(x2) is int and x1.dtype.kind in "iu":
+        # a Python int past x1's integer dtype (NumPy's compares it as it is): past the
+        # largest value every element is below it, past the smallest none (np.asarray
+        # made an object array, refused as an x2 of dtype object)
+        info = np.iinfo(x1.dtype)
+        if x2 > info.max:
+            x2, side = int(info.max), "right"
+        elif x2 < info.min:
+            x2, side = int(info.min), "left"
     if not get(_NAME).owns(x2):
         da = get(_NAME).load()
         host = np.asarray(x2)
