@@ -198,8 +198,9 @@ def test_info_json_is_valid_with_documented_keys():
                        text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     info = json.loads(r.stdout)
-    assert set(info) == {"backend", "versions", "gpu_available", "gpu_reason", "devices",
-                         "capabilities"}
+    assert set(info) == {"backend", "backend_error", "versions", "gpu_available",
+                         "gpu_reason", "devices", "capabilities"}
+    assert info["backend"] == "numpy" and info["backend_error"] == ""
     assert info["versions"]["numpy"] == np.__version__
     assert set(info["versions"]) >= {"python", "numpy", "array_api_compat", "cupy",
                                      "cuda_runtime", "cuda_driver", "hip_runtime"}
