@@ -407,9 +407,11 @@ def test_fills_the_dtype_holds_still_fill(backend):
 
 @pytest.mark.parametrize("backend", _backends())
 @pytest.mark.parametrize("start, stop, dtype, cls, match", [
-    (0, 300, xp.int8, OverflowError, "'stop' is 300, out of bounds for the dtype int8"),
-    (-1, 5, xp.uint8, OverflowError, "'start' is -1, out of bounds for the dtype uint8"),
-    (0.0, 2.0**40, xp.int32, OverflowError, "'stop' is 1099511627776.0, out of bounds"),
+    (0, 300, xp.int8, OverflowError, "'stop' is 300, whose integer part is out of bounds "
+                                     "for the dtype int8"),
+    (-1, 5, xp.uint8, OverflowError, "'start' is -1, whose integer part is out of bounds"),
+    (0.0, 2.0**40, xp.int32, OverflowError, "'stop' is 1099511627776.0, whose integer"),
+    (-1.5, 5, xp.uint8, OverflowError, "'start' is -1.5, whose integer part"),
     (float("nan"), 1, xp.int16, ValueError, "'start' is nan, which the integer dtype int16"),
 ])
 def test_linspace_ends_an_integer_dtype_cannot_hold_are_refused(backend, start, stop, dtype,
@@ -421,3 +423,6 @@ def test_linspace_ends_an_integer_dtype_cannot_hold_are_refused(backend, start, 
             xp.linspace(start, stop, 3, dtype=dtype)
         got = xp.to_numpy(xp.linspace(0, 100, 3, dtype=dtype))   # ends it holds: NumPy's
         assert got.dtype == dtype and got.tolist() == [0, 50, 100]
+        # ends whose integer part it holds (a review: 127.9 and -0.5 were refused)
+        got = xp.to_numpy(xp.linspace(-0.5, 127.9, 3, dtype=dtype))
+        assert got.tolist() == np.linspace(-0.5, 127.9, 3, dtype=dtype).tolist()

@@ -66,3 +66,14 @@ def test_float16_matmul_and_vecdot_accumulate_in_float32(chunks):
         got = xp.to_numpy(xp.matmul(xp.asarray(m1, chunks=7 * chunks),
                                     xp.asarray(m2, chunks=7 * chunks)))
     np.testing.assert_array_equal(got, np.matmul(m1, m2))
+
+
+def test_float16_tensordot_accumulates_in_float32():
+    """A review: dask's float16 ``tensordot`` still added float16 partials (NaN)."""
+    h = np.array([[6e4, 6e4, -6e4, -6e4]], np.float16)
+    ones = np.ones((4, 1), np.float16)
+    assert np.tensordot(h, ones, axes=1).tolist() == [[0.0]]
+    with xp.use_backend("dask"):
+        for f in (xp.tensordot, xp.linalg.tensordot):
+            got = f(xp.asarray(h, chunks=(1, 2)), xp.asarray(ones, chunks=(2, 1)), axes=1)
+            assert got.dtype == np.float16 and xp.to_numpy(got).tolist() == [[0.0]]

@@ -108,3 +108,18 @@ def test_an_array_and_a_python_scalar(cupy_compat, lookups):
     with pytest.raises(TypeError, match="mix|backend"):
         xp.roll(a, np.int64(1) * np.ones(1))   # a NumPy array: the full path's error
     assert lookups[0] == first + 1
+
+
+@pytest.mark.parametrize("func", ["matmul", "take", "tensordot"])
+def test_a_python_scalar_where_an_array_goes_is_refused_after_a_repeat(cupy_compat, func):
+    """A review: after a call of two arrays took the full path, the shortcut took a
+    Python scalar as the second argument too, past the check that refuses one where the
+    standard has an array (``take(x, 1)``, ``matmul(x, 2.0)``)."""
+    a, b = _arrays()
+    getattr(xp, func)(a, b)
+    getattr(xp, func)(a, b)   # the shortcut's call
+    for value in (1, 2.0, [0, 1]):
+        with pytest.raises(TypeError, match=rf"^{func}: argument '\w+' got "
+                                            rf"{type(value).__name__} .*; expected an array "
+                                            "of the cupy backend"):
+            getattr(xp, func)(a, value)

@@ -40,6 +40,8 @@ def test_a_function_numpy_computes_with_no_ufunc_is_a_value_error(func):
     ((F4, None), "without None"),                   # numpy.dtype(None) is float64
     ((F4, "nosuch"), "a tuple of dtypes or Python"),
     ((F4, object()), "a tuple of dtypes or Python"),
+    ((F4, list), "a tuple of dtypes or Python"),        # numpy.dtype(list) is object
+    ((F4, object), "a tuple of dtypes or Python"),
     (F4, "a tuple of 2 dtypes"),
 ])
 def test_kinds_that_are_no_tuple_of_dtypes_are_a_type_error(kinds, why):

@@ -152,10 +152,13 @@ def _loop_kinds(uf: np.ufunc, kinds) -> tuple:
                                                         "types, without None")
         else:
             try:
-                loop.append(np.dtype(k))
+                dt = np.dtype(k)
             except TypeError:
+                dt = None
+            if dt is None or dt.kind == "O":   # (numpy.dtype of any other class: object)
                 raise type_error("resolve", "kinds", kinds, "a tuple of dtypes or Python "
-                                                            "scalar types") from None
+                                                            "scalar types")
+            loop.append(dt)
     return tuple(loop)
 
 

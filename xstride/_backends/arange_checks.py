@@ -66,7 +66,10 @@ def refuse_complex(start, stop, step) -> None:
     """``arange``'s complex arguments refused before NumPy's or CuPy's ``arange`` (which
     take them) is called: :func:`check_arange`'s error, on every backend."""
     for v in (start, stop, step):
-        if type(v) is complex or isinstance(v, (complex, np.complexfloating)) or getattr(
+        t = type(v)
+        if t is int or t is float or v is None:   # the common ends: no further look
+            continue
+        if isinstance(v, (complex, np.complexfloating)) or getattr(
                 getattr(v, "dtype", None), "kind", None) == "c":
             check_arange((start, stop, step), {}, complex_ok=True)
 

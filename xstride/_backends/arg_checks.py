@@ -155,8 +155,9 @@ def check_linspace(num, endpoint, start=0, stop=0, dtype=None) -> None:
     """``linspace``'s ``num`` an int (a NumPy integer too; not a bool: NumPy's took
     ``True`` as 1), ``endpoint`` a bool (a NumPy bool too; ``"no"`` was taken as true),
     ``start``/``stop`` no ``None`` or str (NumPy's "unsupported operand type(s) for -"),
-    and for an integer ``dtype`` (NumPy's extension) real ends that it holds (NumPy's
-    cast wrapped them: ``linspace(0, 300, 3, dtype=int8)`` ended in 44)."""
+    and for an integer ``dtype`` (NumPy's extension) real ends whose integer part it
+    holds, as ``full`` checks a fill (NumPy's cast wrapped them: ``linspace(0, 300, 3,
+    dtype=int8)`` ended in 44)."""
     for arg, v in (("start", start), ("stop", stop)):
         if v is None or isinstance(v, (str, bytes)):
             raise type_error("linspace", arg, v, "a real or complex number")
@@ -185,9 +186,9 @@ def _check_int_ends(start, stop, dtype) -> None:
         if v != v:
             raise value_error("linspace", arg, f"is nan, which the integer dtype {dt} of the "
                                                "result cannot hold")
-        if not info.min <= v <= info.max:
-            raise overflow_error("linspace", arg, f"is {v}, out of bounds for the dtype "
-                                                  f"{dt} of the result")
+        if not info.min <= (v if isinstance(v, (int, np.integer)) else int(v)) <= info.max:
+            raise overflow_error("linspace", arg, f"is {v}, whose integer part is out of "
+                                                  f"bounds for the dtype {dt} of the result")
 
 
 def check_axis(func: str, x, axis) -> None:

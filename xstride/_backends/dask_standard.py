@@ -146,7 +146,7 @@ def tensordot(x1, x2, /, *, axes=2):
         check_contracted("tensordot", x1, x2, list(zip(*axes)))
     else:
         check_contracted("tensordot", x1, x2, [(x1.ndim - axes + i, i) for i in range(axes)])
-    return _promoted(_ns().tensordot(x1, x2, axes=axes), x1, x2)
+    return _promoted(_ns().tensordot(*_half_in_float32(x1, x2), axes=axes), x1, x2)
 
 
 def vecdot(x1, x2, /, *, axis=-1):

@@ -75,10 +75,12 @@ def check_fill_value(func: str, fill_value, dtype) -> None:
                                                     np.complexfloating)):
         return
     try:
-        kind = np.dtype(dtype)
+        dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
     except TypeError:
         return
-    dt, kind = kind, kind.kind
+    kind = dt.kind
+    if type(fill_value) is float and kind == "f":   # (the common fill: nothing to check)
+        return
     if isinstance(fill_value, (complex, np.complexfloating)):
         if kind in "biuf":
             raise type_error(func, "fill_value", fill_value,

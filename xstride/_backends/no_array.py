@@ -29,7 +29,7 @@ from .select import backend_of, backend_of_array
 
 __all__ = ["no_array_error", "attribute_error", "operand_names", "operand_error",
            "leading_arrays", "leading_array_error", "named_arguments", "NUMPY_TYPES",
-           "OPERAND_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
+           "OPERAND_TYPES", "LEADING_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
 
 _ELEMENTWISE = frozenset(ELEMENTWISE)
 _FIRST, _TWO = frozenset(ARRAY_FIRST), frozenset(ARRAY_FIRST_TWO)
@@ -42,6 +42,10 @@ NUMPY_TYPES = frozenset([np.ndarray] + [t for t in np.sctypeDict.values()
 #: and Python's scalars. Any other (a list, a tuple, a range, None, a str) takes the
 #: full check, where :func:`operand_error` refuses it.
 OPERAND_TYPES = NUMPY_TYPES | frozenset((bool, int, float, complex))
+#: NumPy's arrays and scalars and the ndarray subclasses NumPy's functions take as they
+#: take arrays (masked arrays, memory maps, matrices): a function's leading array of one
+#: of these types goes to NumPy on the fast path (:func:`leading_arrays`).
+LEADING_TYPES = NUMPY_TYPES | frozenset((np.ma.MaskedArray, np.memmap, np.matrix))
 #: NumPy's and Python's scalars, None and str: values that hold no array (the leaves of
 #: nested sequences ``asarray`` walks).
 PLAIN_TYPES = OPERAND_TYPES | frozenset((type(None), str))
@@ -171,21 +175,15 @@ def leading_arrays(qualname: str) -> int:
     return 2 if qualname in _TWO else 1 if qualname in _FIRST else 0
 
 
-def leading_array_error(qualname: str, backend: str, params, args, kwargs) -> TypeError | None:
+def leading_array_error(qualname: str, backend: str, params, args) -> TypeError | None:
     """The ``TypeError`` of a call of a function of :func:`leading_arrays` whose first
-    (or second) argument, positional or by its name, is no array of any backend (a
-    list, a tuple, a range, a Python scalar, None), naming it; else None (an argument
-    left out is Python's error). NumPy's functions made an array of it
+    (or second) positional argument is no array of any backend (a list, a tuple, a
+    range, a Python scalar, None), naming it; else None (an argument left out, or given
+    by keyword where the standard has it positional-only, is Python's error). NumPy's functions made an array of it
     (``reshape([1, 2], (2, 1))``, ``matmul(m, [1.0, 0.0])``), CuPy's and dask's refuse
     it, so code relying on it ran on one backend only."""
-    for i in range(leading_arrays(qualname)):
-        name = params[i] if i < len(params) else ("x", "x2")[i]
-        if i < len(args):
-            value = args[i]
-        elif name in kwargs:
-            value = kwargs[name]
-        else:
-            continue
+    for i in range(min(leading_arrays(qualname), len(args))):
+        name, value = params[i] if i < len(params) else ("x", "x2")[i], args[i]
         if backend_of_array(value) is None:
             return type_error(qualname.rsplit(".", 1)[-1], "x" if name == "a" else name,
                               value, _an_array(backend))
