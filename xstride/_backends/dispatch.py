@@ -32,9 +32,9 @@ from .axis_values import axis_ints
 from .broadcast_errors import broadcast_shape_error
 from .creation_errors import creation_argument_error
 from .int_errors import unheld_int_error
-from .no_array import (LEADING_TYPES, MORE_ARRAYS, NUMPY_TYPES, OPERAND_TYPES,
-                       attribute_error, leading_array_error, leading_arrays, no_array_error,
-                       operand_error, operand_names)
+from .no_array import (MORE_ARRAYS, NUMPY_TYPES, OPERAND_TYPES, attribute_error,
+                       leading_array_error, leading_arrays, no_array_error, operand_error,
+                       operand_names)
 from .no_array import named_arguments as _named
 from .out_overlap import checks_out, refuse_overlapping_out
 from .registry import DEFAULT, REGISTRY, each
@@ -438,7 +438,6 @@ def follower(qualname: str, module: str = "xstride"):
     # the full check (no_array.operand_error and leading_array_error refuse it)
     operands, arrays, plain, nd = operand_names(qualname), NUMPY_TYPES, OPERAND_TYPES, np.ndarray
     direct, lead = bool(operands) and qualname not in MORE_ARRAYS, leading_arrays(qualname)
-    leading = LEADING_TYPES
     shapes = not operands and not lead
     outs = checks_out(qualname)   # an out= that overlaps itself refused (out_overlap.py)
     # One or two arrays of one exact non-NumPy type (CuPy's), or one and a Python scalar:
@@ -464,8 +463,9 @@ def follower(qualname: str, module: str = "xstride"):
                          or t in plain and type(args[-1]) in arrays)
                     or first_optional not in modules and second_optional not in modules
                     and current.get() == DEFAULT   # (an unavailable active one: checked)
-                    and (shapes or args and (type(args[0]) in leading and (
-                        lead < 2 or len(args) < 2 or type(args[1]) in leading) if lead else
+                    and (shapes or args and ((type(args[0]) in arrays or isinstance(
+                        args[0], nd)) and (lead < 2 or len(args) < 2 or type(args[1]) in
+                        arrays or isinstance(args[1], nd)) if lead else  # (subclasses too)
                         type(args[0]) in plain and type(args[-1]) in plain))):
                 # NumPy's arrays and scalars, or no array of another backend can exist
                 if kwargs or len(args) > most:

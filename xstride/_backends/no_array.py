@@ -29,7 +29,7 @@ from .select import backend_of, backend_of_array
 
 __all__ = ["no_array_error", "attribute_error", "operand_names", "operand_error",
            "leading_arrays", "leading_array_error", "named_arguments", "NUMPY_TYPES",
-           "OPERAND_TYPES", "LEADING_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
+           "OPERAND_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
 
 _ELEMENTWISE = frozenset(ELEMENTWISE)
 _FIRST, _TWO = frozenset(ARRAY_FIRST), frozenset(ARRAY_FIRST_TWO)
@@ -42,10 +42,6 @@ NUMPY_TYPES = frozenset([np.ndarray] + [t for t in np.sctypeDict.values()
 #: and Python's scalars. Any other (a list, a tuple, a range, None, a str) takes the
 #: full check, where :func:`operand_error` refuses it.
 OPERAND_TYPES = NUMPY_TYPES | frozenset((bool, int, float, complex))
-#: NumPy's arrays and scalars and the ndarray subclasses NumPy's functions take as they
-#: take arrays (masked arrays, memory maps, matrices): a function's leading array of one
-#: of these types goes to NumPy on the fast path (:func:`leading_arrays`).
-LEADING_TYPES = NUMPY_TYPES | frozenset((np.ma.MaskedArray, np.memmap, np.matrix))
 #: NumPy's and Python's scalars, None and str: values that hold no array (the leaves of
 #: nested sequences ``asarray`` walks).
 PLAIN_TYPES = OPERAND_TYPES | frozenset((type(None), str))
