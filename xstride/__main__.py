@@ -114,6 +114,10 @@ def main(argv=None) -> int:
     return run_bench(args.names)
 
 
+#: The subcommands, whose errors are named after them (``xstride demo: error: ...``).
+_SUBCOMMANDS = ("info", "demo", "bench")
+
+
 def entry_point(argv=None) -> int:
     """:func:`main`, stopping quietly when the reader of stdout goes away.
 
@@ -146,8 +150,12 @@ def entry_point(argv=None) -> int:
     if sys.stderr is None:   # started with stderr closed (``2>&-``): Python's None
         sys.stderr = open(os.devnull, "w")   # print(file=None) would write to stdout
     real = sys.stdout
+    who = "xstride"   # the error line's name: the subcommand's once it runs
     try:
         check_setting()   # a bad XSTRIDE_BACKEND, deferred by the import for this line
+        args = sys.argv[1:] if argv is None else list(argv)
+        if args and args[0] in _SUBCOMMANDS:
+            who = f"xstride {args[0]}"
         sys.stdout = _Stdout(real)
         try:
             status = main(argv)
@@ -158,8 +166,8 @@ def entry_point(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return _BROKEN_PIPE_STATUS
-    except SettingError as exc:
-        print(f"xstride: error: {exc}", file=sys.stderr)
+    except SettingError as exc:   # (XSTRIDE_NUM_THREADS=0 during a demo: its name)
+        print(f"{who}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("xstride: interrupted", file=sys.stderr)
