@@ -96,6 +96,8 @@ def test_integer_and_bool_arrays_are_numpy_s():
     ([NAN, 1.0, NAN], [0, 0, 1]),
     ([NAN, NAN, 0.0, -0.0, 3.0], [0, 0, 0, 0, 1]),
     ([-0.0, 0.0, NAN], [1, 0, 0]),       # the masked -0.0 is not x's first zero
+    ([True, False, True], [0, 1, 0]),    # a review: the fill value True sorted among the
+    ([999999, 1, 999999], [0, 1, 0]),    # Trues (both kept); so did an int equal to it
 ])
 def test_a_masked_array_s_nans_and_masked_value_stay_apart(data, mask):
     """``numpy.ma`` input (docs/dask.md: the NumPy backend takes it): the NaNs are
@@ -108,6 +110,9 @@ def test_a_masked_array_s_nans_and_masked_value_stay_apart(data, mask):
     np.testing.assert_array_equal(np.ma.getmaskarray(back), np.ma.getmaskarray(x))
     keep = ~np.ma.getmaskarray(x)
     np.testing.assert_array_equal(np.ma.getdata(back)[keep], np.ma.getdata(x)[keep])
+    assert len(set(np.ma.getdata(values)[~np.ma.getmaskarray(values)].tolist())) == \
+        int((~np.ma.getmaskarray(values)).sum()) or np.isnan(np.ma.getdata(values)).any()
+    assert np.ma.getmaskarray(values).sum() == (1 if np.ma.getmaskarray(x).any() else 0)
     zeros = keep & (x.data == 0)
     if zeros.any():   # the zero signed as x's first unmasked zero
         zero = np.ma.getdata(values)[(np.ma.getdata(values) == 0) & ~np.ma.getmaskarray(values)]

@@ -31,8 +31,6 @@ def _settle(x, values, inverse=None, indices=None):
     the NaNs of ``x``'s order, in place, and the same NaNs' ``inverse`` (flat) and
     ``indices``; returns ``values``."""
     flat = x.reshape(-1)
-    if isinstance(flat, np.ma.MaskedArray):
-        return _settle_masked(flat, values, inverse, indices)
     if values.dtype.kind == "f":   # sorted: the zero is where 0 would go (one search)
         at = int(values.searchsorted(0.0))
         if at < values.shape[0] and values[at] == 0:
@@ -55,29 +53,6 @@ def _settle(x, values, inverse=None, indices=None):
     return values
 
 
-def _settle_masked(flat, values, inverse, indices):
-    """``_settle`` of a masked ``x``: the same answer over its unmasked elements.
-
-    NumPy's masked sort puts the one masked value among the values where its data
-    sorts (after the NaNs, or before them), so the NaNs are found by value, not by
-    place; a NaN under the mask is part of the masked value, not a NaN of its own.
-    """
-    data, mask = np.ma.getdata(flat), np.ma.getmaskarray(flat)
-    vdata, vmask = np.ma.getdata(values), np.ma.getmaskarray(values)
-    zeros = (vdata == 0) & ~vmask
-    if zeros.any():
-        values[zeros] = data[np.argmax((data == 0) & ~mask)]
-    slots = np.flatnonzero(np.isnan(vdata) & ~vmask)
-    if slots.shape[0]:
-        nan = np.isnan(data) & ~mask
-        values[slots] = data[nan]
-        if inverse is not None:
-            inverse[nan] = slots.astype(inverse.dtype)
-        if indices is not None:
-            indices[slots] = np.flatnonzero(nan)
-    return values
-
-
 _COMPAT: dict = {}   # name -> compat's NumPy function, looked up once
 
 
@@ -88,18 +63,56 @@ def _compat(name: str):
     return fn
 
 
+def _masked(name: str, x):
+    """``name`` of a ``numpy.ma`` masked ``x``: the function of its unmasked elements
+    (this module's zero and NaN rules), then the one masked value last where an element
+    is masked, counted once for all of them, its index the first masked element's.
+    NumPy's masked ``unique`` sorted the masked value where its fill value sorts:
+    ``[True, --, True]`` (fill value True) kept both Trues, and the NaNs and the masked
+    value took each other's places."""
+    flat = x.reshape(-1)
+    mask = np.ma.getmaskarray(flat)
+    data = np.ma.getdata(flat)
+    keep = np.flatnonzero(~mask)
+    res = _FUNCTIONS[name](data[keep])
+    values = res if name == "unique_values" else res.values
+    k, masked = values.shape[0], np.flatnonzero(mask)
+    extra = min(masked.shape[0], 1)
+    values = np.ma.masked_array(np.concatenate([values, data[masked[:1]]]),
+                                mask=np.arange(k + extra) >= k)
+    if name == "unique_values":
+        return values
+    fields = {"values": values}
+    if name in ("unique_counts", "unique_all"):
+        fields["counts"] = np.concatenate([res.counts, np.asarray(
+            [masked.shape[0]] * extra, res.counts.dtype)])
+    if name in ("unique_inverse", "unique_all"):
+        inverse = np.empty(flat.shape[0], res.inverse_indices.dtype)
+        inverse[keep] = res.inverse_indices.reshape(-1)
+        inverse[masked] = k
+        fields["inverse_indices"] = inverse.reshape(x.shape)
+    if name == "unique_all":
+        fields["indices"] = np.concatenate([keep[res.indices], masked[:1]]).astype(
+            res.indices.dtype, copy=False)
+    return res._replace(**fields)
+
+
 def _floating(x) -> bool:
     return getattr(getattr(x, "dtype", None), "kind", None) in ("f", "c")
 
 
 def unique_values(x, /):
     """``unique_values`` of the standard on NumPy arrays (floating: see the module)."""
+    if isinstance(x, np.ma.MaskedArray):
+        return _masked("unique_values", x)
     values = _compat("unique_values")(x)
     return _settle(x, values) if _floating(x) else values
 
 
 def unique_counts(x, /):
     """``unique_counts`` of the standard on NumPy arrays; a NaN's count is 1."""
+    if isinstance(x, np.ma.MaskedArray):
+        return _masked("unique_counts", x)
     res = _compat("unique_counts")(x)
     if _floating(x):
         _settle(x, res.values)
@@ -109,6 +122,8 @@ def unique_counts(x, /):
 def unique_inverse(x, /):
     """``unique_inverse`` of the standard on NumPy arrays: the k-th NaN of ``x``'s
     flattened order is value ``len(other values) + k``."""
+    if isinstance(x, np.ma.MaskedArray):
+        return _masked("unique_inverse", x)
     res = _compat("unique_inverse")(x)
     if not _floating(x):
         return res
@@ -120,6 +135,8 @@ def unique_inverse(x, /):
 def unique_all(x, /):
     """``unique_all`` of the standard on NumPy arrays, its NaNs as ``unique_inverse``'s
     with their flat positions as ``indices``."""
+    if isinstance(x, np.ma.MaskedArray):
+        return _masked("unique_all", x)
     res = _compat("unique_all")(x)
     if not _floating(x):
         return res
@@ -128,6 +145,7 @@ def unique_all(x, /):
     return res._replace(inverse_indices=inverse.reshape(res.inverse_indices.shape))
 
 
-for _fn in (unique_values, unique_counts, unique_inverse, unique_all):
+_FUNCTIONS = {f.__name__: f for f in (unique_values, unique_counts, unique_inverse, unique_all)}
+for _fn in _FUNCTIONS.values():
     register(_fn.__name__, "numpy")(_fn)
 del _fn
