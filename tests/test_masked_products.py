@@ -73,3 +73,21 @@ def test_the_numpy_products_keep_the_standards_signatures():
         assert params["axis"].default == -1
     for f in (xp.matmul, xp.linalg.matmul):
         assert list(inspect.signature(f).parameters) == ["x1", "x2"]
+
+
+@pytest.mark.parametrize("chunks", [None, 1, 2])
+def test_a_masked_matrix_power_is_refused_naming_x(chunks):
+    """A new-user probe: ``matrix_power`` of a masked matrix used the data under the
+    mask and returned it unmasked (``[[1, --], [3, 4]]`` squared held 1 + 100 * 3), on
+    both backends; a power is matrix products, refused as ``matmul`` refuses them."""
+    m = np.ma.masked_array([[1.0, 100.0], [3.0, 4.0]], mask=[[0, 1], [0, 0]])
+    a = m if chunks is None else da.from_array(m, chunks=chunks, asarray=False)
+    remedy = r"x\.filled\(0\)" if chunks is None else r"dask.array.ma.filled\(x, 0\)"
+    backend = "numpy" if chunks is None else "dask"
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match=rf"^matrix_power: argument 'x' .*without a "
+                                            rf"mask.*{remedy}"):
+            xp.linalg.matrix_power(a, 2)
+        filled = m.filled(0) if chunks is None else da.ma.filled(a, 0)
+        got = xp.to_numpy(xp.linalg.matrix_power(filled, 2))
+    np.testing.assert_array_equal(got, np.linalg.matrix_power(m.filled(0), 2))

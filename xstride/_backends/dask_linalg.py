@@ -41,6 +41,7 @@ from .dispatch import implementation, register
 from .linalg_fixes import EigResult, check_cross, check_linalg_args, check_rtol, check_solve
 from .lapack_dtype import check_lapack_dtype as _lapack_dtype   # dask's tasks raised later
 from .linalg_shapes import not_matrices_error, not_square_error
+from .masked_products import refuse_masked_power
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
@@ -270,6 +271,7 @@ def matrix_power(x, n, /):
         ``x`` is not a stack of square matrices.
     """
     _check("matrix_power", x, True, lapack=False)
+    refuse_masked_power("dask", x)   # products of masked chunks: masked_products.py
     check_linalg_args("matrix_power", n)   # a bool too (operator.index takes True)
     try:   # NumPy's rule (operator.index), checked at the call: dask's task raised
         n = operator.index(n)   # NumPy's unnamed "exponent must be an integer" when computed

@@ -56,7 +56,7 @@ from .dispatch import register
 from .lapack_dtype import check_lapack_dtype
 from .linalg_shapes import not_matrices_error, not_square_error
 from .masked_norms import masked_matrix_norm, masked_vector_norm
-from .masked_products import masked_cross, masked_outer, refuse_masked
+from .masked_products import masked_cross, masked_outer, refuse_masked, refuse_masked_power
 from .._core.errors import axis_error, broadcast_error, type_error, value_error
 from .._core.intseq import is_index
 
@@ -456,8 +456,11 @@ def _cholesky_of(backend: str):
 
 def _matrix_power_of(backend: str):
     def matrix_power(x, n, /):
-        """``linalg.matrix_power`` of the standard; ``n`` an int, checked first."""
+        """``linalg.matrix_power`` of the standard; ``n`` an int, checked first; a
+        masked ``x`` refused (``masked_products.py``)."""
         check_linalg_args("matrix_power", n)
+        if backend == "numpy":
+            refuse_masked_power("numpy", x)
         return _backend.namespace(backend).linalg.matrix_power(x, n)
     return matrix_power
 

@@ -1,4 +1,5 @@
-"""``matmul``, ``vecdot`` and ``tensordot`` refuse ``numpy.ma`` masked operands.
+"""``matmul``, ``vecdot``, ``tensordot`` and ``linalg.matrix_power`` refuse ``numpy.ma``
+masked operands.
 
 No matrix product honoured the masks: NumPy's ``matmul`` and ``vecdot`` of masked
 arrays failed in NumPy's mask handling ("could not broadcast where mask from shape
@@ -26,7 +27,7 @@ from .._core.errors import type_error
 from .dispatch import compat_function, register
 from .registry import get
 
-__all__ = ["refuse_masked", "masked_outer", "masked_cross"]
+__all__ = ["refuse_masked", "refuse_masked_power", "masked_outer", "masked_cross"]
 
 #: What to pass instead of a masked operand ``{0}``, by backend.
 _FILLED = {"numpy": "{0}.filled(0)", "dask": "dask.array.ma.filled({0}, 0)"}
@@ -41,6 +42,17 @@ def refuse_masked(func: str, backend: str, x1, x2) -> None:
                                             "not honour masks: pass "
                                             f"{_FILLED[backend].format(name)} to count the "
                                             "masked elements as 0, as numpy.ma.dot does)")
+
+
+def refuse_masked_power(backend: str, x) -> None:
+    """``linalg.matrix_power``'s masked ``x`` refused as :func:`refuse_masked` refuses a
+    product's (a power is matrix products: NumPy's and dask's computed with the data
+    under the masks and returned it unmasked)."""
+    if get(backend).mask_remedy(x) is not None:
+        raise type_error("matrix_power", "x", x,
+                         "an array without a mask (matrix products do not honour masks: "
+                         f"pass {_FILLED[backend].format('x')} to count the masked "
+                         "elements as 0, as numpy.ma.dot does)")
 
 
 def masked_outer(backend: str, x1, x2):
