@@ -337,3 +337,20 @@ def test_a_special_name_no_array_has_is_missing_in_the_trace_too():
         warnings.simplefilter("error", xp.FusionWarning)
         got = xp.fuse(_by_missing_special_name)(x)
     np.testing.assert_array_equal(got.compute(), np.arange(6.0).reshape(3, 2) * 3)
+
+
+@pytest.mark.parametrize("args", [lambda u: (u,), lambda u: (u, 2.0)])
+def test_one_array_of_unknown_lengths_runs_as_written_without_a_warning(args):
+    """A new-user probe: one dask array of unknown chunk lengths (after a boolean mask)
+    reached the fused run, whose layout of NaN lengths failed: a FusionWarning, and
+    under ``strict=True`` a TypeError, where docs/fuse.md says such a call runs as
+    written with neither."""
+    f = xp.fuse(lambda a, s=1.0: a * 2 + s, strict=True)
+    with xp.use_backend("dask"):
+        x = xp.asarray(np.arange(-3, 5, dtype=np.float32), chunks=3)
+        u = x[x > 0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = f(*args(u))
+            np.testing.assert_array_equal(xp.to_numpy(got),
+                                          xp.to_numpy(f.__wrapped__(*args(u))))

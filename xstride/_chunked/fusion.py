@@ -71,7 +71,9 @@ def elementwise(graph) -> bool:
 
 def aligned_chunks(arrays) -> tuple | None:
     """The output chunks of a blockwise call over ``arrays`` (broadcast by NumPy's rule,
-    right-aligned), or None where their chunks do not line up without a rechunk."""
+    right-aligned), or None where their chunks do not line up without a rechunk, or
+    where a length is one dask does not know (NaN, after boolean indexing: one such
+    array alone reached the fused run, whose layout of NaN lengths failed)."""
     nd = max(a.ndim for a in arrays)
     out = []
     for d in range(nd):
@@ -81,6 +83,8 @@ def aligned_chunks(arrays) -> tuple | None:
             if k < 0:
                 continue
             n, c = a.shape[k], a.chunks[k]
+            if n != n:
+                return None                   # NaN: a length dask does not know
             if n == 1 and len(c) == 1:
                 continue                      # broadcasts
             if length == 1:
