@@ -56,3 +56,20 @@ def test_numpy_s_kind_is_refused_naming_it(backend, func, kwargs):
                  else r"unexpected keyword argument 'kind'")
         with pytest.raises(TypeError, match=match):
             getattr(xp, func)(a, **kwargs)
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 6])
+def test_dask_descending_sort_of_unknown_length_keeps_equal_elements_in_order(chunks):
+    """A length dask does not know (after boolean indexing): the sorted axis is joined
+    into one block and sorted there (the flip of compat's ascending sort reversed the
+    zeros: ``[0.0, -0.0]`` gave ``[-0.0, 0.0]`` while ``argsort`` gave ``[0, 1]``)."""
+    pytest.importorskip("dask.array")
+    x = np.array([0.0, -0.0, 3.0, -0.0, -0.0, 1.0])
+    with xp.use_backend("dask", chunks=chunks):
+        a = xp.asarray(x)
+        w = a[a > -1]
+        got = np.asarray(xp.to_numpy(xp.sort(w, descending=True)))
+        order = np.asarray(xp.to_numpy(xp.argsort(w, descending=True)))
+    np.testing.assert_array_equal(order, [2, 5, 0, 1, 3, 4])
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(x[order]))
+    np.testing.assert_array_equal(got, x[order])

@@ -334,7 +334,17 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
         return masked_sort_blocks(x, axis, bool(descending), bool(stable), False)
     if descending and _known(x.shape[axis]):   # (dask's flip needs the length)
         return sort_descending(_ns().flip, _ns().sort, x, axis)
+    if descending:   # the axis in one block (_sort_input), sorted by its namespace
+        return x.map_blocks(_sorted_block, axis=axis, dtype=x.dtype, meta=x._meta)
     return _ns().sort(x, axis=axis, descending=descending, stable=stable)
+
+
+def _sorted_block(block, *, axis):
+    """A block holding the whole sorted axis in descending order, equal elements in
+    order (compat's flip of the ascending sort reversed them: ``[0.0, -0.0]`` gave
+    ``[-0.0, 0.0]``, where ``argsort`` gave ``[0, 1]``)."""
+    return _chunked_config.namespace_function("sort", block)(
+        block, axis=axis, descending=True, stable=True)
 
 
 def _sort_input(func: str, x, axis, descending, stable) -> tuple:
