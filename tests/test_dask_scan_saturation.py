@@ -90,3 +90,23 @@ def test_finite_scans_keep_one_task_of_each_kind_a_chunk():
         kinds[part] = kinds.get(part, 0) + 1
     assert kinds == {"carried": 4, "own": 3, "summary": 3, "carry": 4}   # + the start
     np.testing.assert_array_equal(res.compute(), np.cumulative_sum(np.arange(12.0)))
+
+
+@pytest.mark.parametrize("name, values", CASES + [
+    ("cumulative_sum", [np.inf, -1e308, -1e308]),   # inf carried, -inf own (a probe's)
+    ("cumulative_prod", [1 + 1j, 1e200j, 1e200, 1e-300j, 2.0]),
+])
+@pytest.mark.parametrize("chunks", [1, 2, 3])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_scans_are_numpy_s_values(name, values, chunks, dtype):
+    """A complex scan continues each chunk from the row before it (its parts do not
+    carry apart): dask's carry gave ``inf+nanj`` or ``nan+nanj`` (``0j * (inf+0j)``)
+    where NumPy's scan stays inf or 0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # (1e200 as complex64: inf)
+        x = np.array(values, dtype=dtype)
+        want = getattr(np, name)(x)
+        got = getattr(xp, name)(da.from_array(x, chunks=chunks)).compute()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.real, want.real)
+    np.testing.assert_array_equal(got.imag, want.imag)

@@ -17,7 +17,10 @@ sequential scan stays inf (0); now a chunk after such a carry is scanned on from
 the carry past it comes from a summary of the chunk's non-finite values (docs/dask.md). A float16 result (NumPy chunks) is NumPy's bit for bit instead: its few
 bits overflow soon (past 65504: inf), and a carry applied to a chunk's own scan made an
 inf come back finite, so each chunk's scan continues from the last scanned row of the
-chunk before it (a chain of tasks along the axis; ``_chained``). A floating or complex sum carries from ``-0.0`` (the sum's exact
+chunk before it (a chain of tasks along the axis; ``_chained``). So is a complex result
+(NumPy chunks): its parts do not carry apart (a product mixes them), and a carried
+``inf`` or 0 met a chunk's own overflowed scan (``0j * (inf+0j)``) as NaN where NumPy's
+scan of ``[1e-200, 1e-200, 1e200, 1e200]`` stays 0. A floating or complex sum carries from ``-0.0`` (the sum's exact
 identity: ``-0.0 + x`` is ``x``, a ``-0.0`` too), so a zero keeps its sign across a
 chunk boundary as in NumPy's scan (``+0.0 + -0.0`` is ``+0.0``). ``include_initial=True`` puts the identity first. A ``numpy.ma`` chunk's
 scan counts its masked elements as the identity and keeps their mask (``numpy.ma``'s
@@ -280,7 +283,7 @@ def _scan(name, x, axis, dtype, include_initial, out_dtype):
     if len(lengths) > 1 and 0 in lengths:
         kept = tuple(n for n in lengths if n) or (0,)
         x = x.rechunk({axis: kept})
-    if (out_dtype == np.float16 and x.numblocks[axis] > 1
+    if ((out_dtype == np.float16 or out_dtype.kind == "c") and x.numblocks[axis] > 1
             and isinstance(x._meta, np.ndarray)):
         res = _chained(name, x, axis, out_dtype)
     elif (out_dtype.kind == "f" and x.numblocks[axis] > 1
