@@ -24,3 +24,30 @@ def test_a_python_int_past_the_dtype_is_numpy_s_answer(dtype, value, side, chunk
         got = xp.searchsorted(xp.asarray(x1, chunks=chunks), value, side=side)
         out = xp.to_numpy(got)
     assert out.shape == () and int(out) == int(want)
+
+
+_FLOATS = np.array([-np.inf, -1e300, -1e30, 0.5, 1.5, 1e30, float(10**40), 1e300, np.inf,
+                    np.nan])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.bool_])
+@pytest.mark.parametrize("value", [2**64, 10**40, 2**200, 10**400, -(2**63) - 1, -(10**40),
+                                   -(10**400)])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_a_python_int_past_int64_in_floats_or_bools_is_numpy_s_answer(dtype, value, side):
+    """Past int64 and uint64 ``np.asarray`` made an object array, refused as an ``x2``
+    of dtype object (a new-user probe); now the int is rounded to ``x1``'s dtype and the
+    side chosen so that the count is NumPy's exact comparison's (``10**40`` lies just
+    below ``float(10**40)``: "right" counts that element out)."""
+    with np.errstate(over="ignore"):
+        x1 = np.sort(_FLOATS.astype(dtype) if dtype is not np.bool_
+                     else np.array([False, True, True]))
+    want = int(xp.searchsorted(x1, value, side=side))   # the NumPy backend's
+    with xp.use_backend("dask"):
+        out = xp.to_numpy(xp.searchsorted(xp.asarray(x1, chunks=2), value, side=side))
+    assert out.shape == () and int(out) == want
+
+
+def test_the_exact_comparison_case_is_in_the_sweep():
+    x1 = np.sort(_FLOATS)
+    assert int(xp.searchsorted(x1, 10**40, side="right")) == 6   # before float(10**40)

@@ -6,6 +6,8 @@ of ``x1``'s blocks' counts. Nothing here imports dask at import time."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._chunked import _config as _chunked_config
@@ -76,6 +78,8 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
             x2, side = int(info.max), "right"
         elif x2 < info.min:
             x2, side = int(info.min), "left"
+    elif type(x2) is int and x1.dtype.kind in "fb" and not -2**63 <= x2 < 2**64:
+        x2, side = _beyond_int64(x2, x1.dtype)
     if not get(_NAME).owns(x2):
         da = get(_NAME).load()
         host = np.asarray(x2)
@@ -91,6 +95,24 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if not all(_known(n) for n in x1.shape + x2.shape):
         return _searchsorted_by_counts(x1, x2, side)
     return ns.searchsorted(x1, x2, side=side)
+
+
+def _beyond_int64(v: int, dtype) -> tuple:
+    """``(x2, side)`` for a Python int ``v`` outside int64 and uint64 (``np.asarray``
+    made it an object array, refused) searched in a bool or floating ``x1`` of ``dtype``,
+    with NumPy's answer, which compares ``v`` as it is: for bools the nearest bound;
+    else ``f``, ``v`` rounded to ``dtype`` (an inf past its range). No element lies
+    strictly between ``v`` and ``f``, and none equals ``v``, so the elements below ``v``
+    are those below ``f`` where ``f > v`` (side "left"), those at most ``f`` where
+    ``f < v`` (side "right"), on either side asked."""
+    if dtype.kind == "b":
+        return (True, "right") if v > 0 else (False, "left")
+    try:
+        with np.errstate(over="ignore"):   # past float16's or float32's range: inf
+            f = dtype.type(float(v))
+    except OverflowError:   # past float64: past every float type's range
+        f = dtype.type(math.inf if v > 0 else -math.inf)
+    return f, "left" if float(f) > v else "right"
 
 
 def _count_block(a, v, *, side):
