@@ -36,7 +36,7 @@ from .no_array import (MORE_ARRAYS, NUMPY_TYPES, OPERAND_TYPES, attribute_error,
                        leading_array_error, leading_arrays, no_array_error, operand_error,
                        operand_names)
 from .no_array import named_arguments as _named
-from .out_overlap import checks_out, refuse_overlapping_out
+from .out_overlap import checks_out, out_function
 from .registry import DEFAULT, REGISTRY, each
 from .real_only import bool_argument_error, complex_argument_error, inexact_argument_error
 from .matmul_checks import gufunc_shape_error
@@ -478,7 +478,7 @@ def follower(qualname: str, module: str = "xstride"):
                         except AttributeError:   # a tuple, no array
                             whole = False
                         if not whole:
-                            refuse_overlapping_out(qualname, o, fn)
+                            fn = out_function(qualname, o, fn)
                         if len(kwargs) == 1 and 0 < (n := len(args)) < 3:   # out= alone:
                             # a call without * and ** (about 0.03 us of the test's back)
                             return (fn(args[0], out=o) if n == 1
@@ -528,7 +528,7 @@ def follower(qualname: str, module: str = "xstride"):
                 except AttributeError:   # a tuple, no array
                     whole = False
                 if not whole:
-                    refuse_overlapping_out(qualname, o, fn)
+                    fn = out_function(qualname, o, fn)
             elif (not kwargs and 0 < (n := len(args)) < 3 and backend != DEFAULT
                     and backend not in rewrites and _BY_TYPE.get(t := type(args[0])) == backend
                     and ((u := type(args[-1])) is t or _BY_TYPE.get(u, _MISSING) is None)):

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from .._core.names import ELEMENTWISE
-from .._core.ufuncs import ENGINE_UFUNCS
+from .._core.ufuncs import ENGINE_UFUNCS, NUMPY_OUT_INTO_A_COPY
 from .._plans.overlap import check_output
 
-__all__ = ["checks_out", "refuse_overlapping_out", "takes_out"]
+__all__ = ["checks_out", "out_function", "refuse_overlapping_out", "takes_out"]
 
 #: the elementwise functions the library runs with ``out=`` (the engine's check theirs)
 _LIBRARY_OUT = frozenset(ELEMENTWISE) - frozenset(ENGINE_UFUNCS)
@@ -54,6 +56,27 @@ def refuse_overlapping_out(qualname: str, out, fn) -> None:
             continue
         if takes_out(fn):   # (asked only of an out that is not contiguous)
             check_output(qualname, "out", o)
+
+
+def out_function(qualname: str, out, fn):
+    """The function that runs a call of ``qualname`` given an ``out`` that is not C- or
+    F-contiguous: :func:`refuse_overlapping_out` first, then ``fn``, or for a NumPy
+    ``out`` of a function in :data:`~xstride._core.ufuncs.NUMPY_OUT_INTO_A_COPY` (whose
+    NumPy loop wrote wrong values into such an ``out``) ``fn`` into a new array, copied
+    into ``out`` as a ufunc casts (``same_kind``)."""
+    refuse_overlapping_out(qualname, out, fn)
+    if qualname in NUMPY_OUT_INTO_A_COPY and isinstance(out, np.ndarray):
+        return _into_a_copy(fn)
+    return fn
+
+
+def _into_a_copy(fn):
+    def call(*args, out, **kwargs):
+        if kwargs:   # where=, casting=, ...: NumPy's call as given
+            return fn(*args, out=out, **kwargs)
+        np.copyto(out, fn(*args), casting="same_kind")
+        return out
+    return call
 
 
 def takes_out(fn) -> bool:

@@ -9,7 +9,19 @@ adds ``out=``) and the CUDA executor (which generates kernels) both derive.
 from __future__ import annotations
 
 __all__ = ["ENGINE_UFUNCS", "NUMPY_UFUNC", "numpy_ufunc_name", "FUSION_MATH",
-           "FUSION_PREDICATES", "IDENTITY_ON_INTEGERS"]
+           "FUSION_PREDICATES", "IDENTITY_ON_INTEGERS", "NUMPY_OUT_INTO_A_COPY"]
+
+#: The standard's functions whose NumPy ufunc wrote wrong values into an ``out=`` that
+#: is neither C- nor F-contiguous: xstride computes them into a new array, then copies
+#: it into ``out`` (``_host/elementwise.py``, ``_backends/out_overlap.py``). NumPy 2.4.6
+#: on an AVX-512 host: ``negative`` of an input of 16- or 64-byte steps (int32/float32
+#: ``x[::4]``, int64/float64 ``x[::8]``) read ``x``'s first elements one after another
+#: (``negative(a[::4][:5], out=o[::2][:5])`` gave ``-a[:5]``); ``isfinite`` of float32
+#: and float64 input into any such bool ``out`` (``isfinite(arange(1.0, 21.0), out=o[::2])``
+#: gave False from the third element on). Every other unary and binary ufunc of NumPy,
+#: swept over input steps 1 to 16 and ``out`` steps 2, 3 and -1, wrote NumPy's own
+#: answer (tests/test_out_strided_steps.py holds the sweep of the standard's).
+NUMPY_OUT_INTO_A_COPY = frozenset({"negative", "isfinite"})
 
 ENGINE_UFUNCS: dict[str, tuple[int, str]] = {
     "add": (2, "{0} + {1}"),

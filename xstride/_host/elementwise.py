@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core.errors import broadcast_error, describe, error, type_error
 from .._core.intseq import leaves
-from .._core.ufuncs import numpy_ufunc_name
+from .._core.ufuncs import NUMPY_OUT_INTO_A_COPY, numpy_ufunc_name
 
 __all__ = ["ufunc_into", "copy_into", "ENGINE", "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
 
@@ -26,9 +26,16 @@ ACCEPTS_SEQUENCES = True
 WHOLE_ELEMENTS = False
 
 
+
+
 def ufunc_into(func: str, args: tuple, out):
-    """NumPy's ufunc of the standard's ``func`` with ``out=out`` (checked by the caller)."""
-    return getattr(np, numpy_ufunc_name(func))(*args, out=out)
+    """NumPy's ufunc of the standard's ``func`` with ``out=out`` (checked by the caller);
+    :data:`~xstride._core.ufuncs.NUMPY_OUT_INTO_A_COPY` into a new array first where ``out`` is not contiguous."""
+    ufunc = getattr(np, numpy_ufunc_name(func))
+    if func in NUMPY_OUT_INTO_A_COPY and not out.flags.forc:
+        np.copyto(out, ufunc(*args), casting="same_kind")   # the same loop as out= picks
+        return out
+    return ufunc(*args, out=out)
 
 
 def copy_into(dst, src):
