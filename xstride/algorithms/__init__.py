@@ -187,7 +187,7 @@ def morton_keys(positions, lower, upper, levels):
     host_ok = _backends.of_array(positions) is not None
     named += [(name, b) for name, b in (("lower", lower), ("upper", upper))
               if not (host_ok and isinstance(b, (_np.ndarray, _np.generic)))]
-    backend = _backends.of(func, named)
+    backend = _backends.of_extension(func, named)
     pos = _as_array(func, "positions", positions, backend)
     allowed = "a float16, float32, float64 or integer dtype"
     # long double is refused, not rounded to float64 in silence (no device holds it)
@@ -263,7 +263,7 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
     func = "morton_encode"
     named = [("ix", ix), ("iy", iy)] + ([("iz", iz)] if iz is not None else [])
     ndim = len(named)
-    backend = _backends.of(func, named)
+    backend = _backends.of_extension(func, named)
     _same_device(func, backend, named)   # before the range checks' reductions
     xp = backend.load()
     cells = [_integer_array(func, name, value, backend) for name, value in named]
@@ -334,7 +334,7 @@ def morton_decode(keys, ndim):
     nd = _int_argument(func, "ndim", ndim, "2 or 3")
     if nd not in MAX_MORTON_LEVELS:
         raise _value_error(func, "ndim", f"must be 2 or 3; got {nd}")
-    backend = _backends.of(func, [("keys", keys)])
+    backend = _backends.of_extension(func, [("keys", keys)])
     _same_device(func, backend, [("keys", keys)])   # before the range checks' reductions
     arr = _integer_array(func, "keys", keys, backend)
     _known_shape(func, "keys", arr)

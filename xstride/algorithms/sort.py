@@ -107,7 +107,7 @@ def sort_by_key(keys, *values, key_bits=None):
     """
     func = "sort_by_key"
     named = [("keys", keys)] + [(f"values[{i}]", v) for i, v in enumerate(values)]
-    backend = _backends.of(func, named)
+    backend = _backends.of_extension(func, named)
     k = _integer_array(func, "keys", keys, backend)
     if k.ndim != 1:
         raise value_error(func, "keys", f"must be 1-D; got shape {tuple(k.shape)}")

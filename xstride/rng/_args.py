@@ -127,21 +127,9 @@ def _on(backend, v, dtype, func, name):
 
 
 def _backend_of(func, named):
-    """Backend of the array arguments as given (NumPy scalars and lists do not count).
-
-    A NumPy scalar in a list counts no more than one given alone (``_backends.of`` takes
-    it for NumPy when no array is given, which made ``[np.uint64(1), 2]`` a NumPy result
-    under dask, where ``[1, 2]`` and ``np.uint64(1)`` give the active backend's). A list
-    of Python scalars is passed over by ``_backends.of`` without a look at each item."""
-    kept = []
-    for n, v in named:
-        if isinstance(v, np.generic):
-            continue
-        if isinstance(v, (list, tuple)) and any(issubclass(t, np.generic)
-                                                for t in set(map(type, v))):
-            v = [None if isinstance(x, np.generic) else x for x in v]   # same positions
-        kept.append((n, v))
-    return _backends.of(func, kept)
+    """Backend of the array arguments as given (NumPy scalars and lists of them do not
+    count: :func:`xstride._backends.of_extension`)."""
+    return _backends.of_extension(func, named)
 
 
 def _prepare(func, seed, stream, counter):
