@@ -9,7 +9,9 @@ The buffer a view may reach is the whole underlying allocation:
   views, so theirs reach their source's allocation, not only what the view itself
   spans); if that one's base is a
   buffer object (``bytes``, ``mmap``, ``memoryview``...), the buffer's extent, else the
-  bytes the owning array itself reaches.
+  bytes the owning array itself reaches; where those leave gaps (an owner imported
+  through DLPack or ``__array_interface__`` that is not dense), only its elements
+  (:func:`numpy_owner_elements`): the gaps belong to someone else.
 - CuPy (``CupyBackend.buffer_range``): follow ``a.base`` to the array that owns the
   memory and take the bytes it reaches, clipped to the allocation behind the memory
   pointer (``a.data.mem``). The allocation alone is not enough: CuPy's memory pool
@@ -23,7 +25,7 @@ import numpy as np
 
 from ..layout import INT64_MAX, Layout
 
-__all__ = ["numpy_buffer_range", "numpy_whole_objects", "numpy_objects_dtype", "numpy_field_view",
+__all__ = ["numpy_buffer_range", "numpy_owner_elements", "on_owner_elements", "numpy_whole_objects", "numpy_objects_dtype", "numpy_field_view",
            "numpy_interface_describes", "numpy_view", "byte_span", "view_byte_strides"]
 
 
@@ -108,21 +110,65 @@ def numpy_interface_describes(a) -> bool:
     return True
 
 
+def _buffer_of(owner) -> tuple[int, int] | None:
+    """``[lo, hi)`` of the buffer object behind ``owner`` (an array whose base is no
+    ndarray) where it exposes one holding the owner's span, else None."""
+    base = owner.base
+    if base is None:
+        return None
+    try:
+        buf = np.frombuffer(base, dtype=np.uint8)
+    except (TypeError, ValueError, BufferError):  # base exposes no flat buffer
+        return None
+    p = _np_ptr(buf) if buf.size else 0
+    olo, ohi = _np_span(owner)
+    return (p, p + buf.size) if p <= olo and ohi <= p + buf.size else None
+
+
 def numpy_buffer_range(a) -> tuple[int, int]:
     """``[lo, hi)`` absolute byte addresses of the allocation behind NumPy array ``a``."""
     owner = _numpy_owner(a)   # through ndarray bases and the holders of views
-    base = owner.base
-    if base is not None:
-        try:
-            buf = np.frombuffer(base, dtype=np.uint8)
-            p = _np_ptr(buf) if buf.size else 0
-            lo, hi = p, p + buf.size
-            olo, ohi = _np_span(owner)
-            if lo <= olo and ohi <= hi:
-                return lo, hi
-        except (TypeError, ValueError, BufferError):  # base exposes no buffer:
-            pass                                       # the owner's own span below
-    return _np_span(owner)
+    got = _buffer_of(owner)
+    return got if got is not None else _np_span(owner)
+
+
+def numpy_owner_elements(a) -> tuple[int, int, int, int] | None:
+    """The owner's elements, where they alone bound the memory a view of NumPy array
+    ``a`` may reach and leave gaps: the owner (:func:`_numpy_owner`) exposes no buffer
+    (imported through DLPack, an ``__array_interface__`` object, a strided memoryview)
+    and is not dense, so the bytes between its elements belong to someone else (another
+    field of the records, object references). ``(lo, step, count, size)``: ``count``
+    runs of ``size`` bytes ``step`` apart from address ``lo`` (``count`` 0 where the
+    elements form no one progression, as a 2-D ``x[::2, ::3]`` does); None where the
+    range of :func:`numpy_buffer_range` holds no gap (a buffer, or a dense owner)."""
+    owner = _numpy_owner(a)
+    if _buffer_of(owner) is not None:
+        return None
+    lo, hi = _np_span(owner)
+    size = owner.itemsize
+    if hi - lo == owner.size * size:
+        return None
+    axes = sorted((abs(int(st)), int(n)) for n, st in zip(owner.shape, owner.strides) if n > 1)
+    step, count = axes[0]
+    for st, n in axes[1:]:
+        if st != step * count:
+            return lo, 0, 0, size
+        count *= n
+    return lo, step, count, size
+
+
+def on_owner_elements(ptr: int, lay: Layout, itemsize: int, grid) -> bool:
+    """Whether every element of view ``lay`` (of elements of ``itemsize`` bytes, from
+    data pointer ``ptr``), already inside the owner's span, lies inside one of the
+    owner's elements ``grid`` (:func:`numpy_owner_elements`): its first element
+    ``size - itemsize`` bytes or less past an element's start, and each axis it steps
+    along a whole number of the elements' ``step``."""
+    lo, step, count, size = grid
+    if not count:
+        return False
+    first = ptr + lay.offset * itemsize - lo
+    steps = (b for b, n in zip(lay.byte_strides, lay.shape) if n > 1)
+    return first % step + itemsize <= size and all(b % step == 0 for b in steps)
 
 
 def byte_span(a) -> tuple[int, int]:
