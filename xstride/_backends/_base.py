@@ -118,16 +118,18 @@ class Backend:
 
     def select_options(self, opts):
         """Make ``opts`` (from :meth:`check_options`) this context's options; returns
-        the token that :meth:`restore_options` takes."""
-        return self._options.set(opts)
+        the options they replace, which :meth:`restore_options` takes."""
+        held = self._options.get()
+        self._options.set(opts)
+        return held
 
     def hold_options(self):
-        """Keep this context's options as they are; the token :meth:`restore_options`
-        takes brings them back after a later change (``use_backend``'s exit)."""
-        return self._options.set(self._options.get())
+        """This context's options, which :meth:`restore_options` brings back after a
+        later change (``use_backend``'s exit)."""
+        return self._options.get()
 
-    def restore_options(self, token) -> None:
-        self._options.reset(token)
+    def restore_options(self, held) -> None:
+        self._options.set(held)
 
     # ------------------------------------------------------------------ library
     def load(self):

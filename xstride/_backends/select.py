@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import re
 import sys
 
 import numpy as np
@@ -100,15 +101,22 @@ def _env_error(raw: str):
                          + " (case-insensitive, no surrounding blanks)")
 
 
+#: ``-m`` with its module in one word, after flags that take no value (``-mxstride``,
+#: ``-Imxstride``)
+_JOINED_M = re.compile(r"-[bBdEhiIOPqsSuvR]*m(.+)")
+
+
 def _cli_is_starting() -> bool:
     """Whether this import is ``python -m xstride`` (or the ``xstride`` script) finding
     its ``__main__``: Python imports the package before any line of the command runs, so
     a bad ``XSTRIDE_BACKEND`` would be a traceback the command cannot catch. While ``-m``
     locates its module ``sys.argv[0]`` is ``"-m"`` and the module's name is in
-    ``sys.orig_argv`` just before the command's own arguments."""
+    ``sys.orig_argv`` just before the command's own arguments, or joined to the flag
+    (``python -mxstride``)."""
     argv, orig = sys.argv, getattr(sys, "orig_argv", [])
     if argv and argv[0] == "-m" and len(orig) >= len(argv):
-        return orig[len(orig) - len(argv)] in ("xstride", "xstride.__main__")
+        joined = _JOINED_M.match(module := orig[len(orig) - len(argv)])
+        return (joined.group(1) if joined else module) in ("xstride", "xstride.__main__")
     return bool(argv) and os.path.basename(argv[0]).removesuffix(".exe") == "xstride"
 
 
@@ -136,8 +144,8 @@ _current: contextvars.ContextVar[str] = contextvars.ContextVar(
     "xstride_backend", default=_initial_backend()
 )
 #: This context's open ``use_backend`` entries, oldest first: (object, (backend, options
-#: token) of every backend, selection token). Kept per context, so threads and asyncio
-#: tasks that enter one shared object each restore their own.
+#: it replaced) of every backend, selection it replaced). Kept per context, so threads
+#: and asyncio tasks that enter one shared object each restore their own.
 _entered: contextvars.ContextVar[tuple] = contextvars.ContextVar("xstride_use_backend",
                                                                  default=())
 
@@ -293,7 +301,8 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
         # block changes another backend's, and the exit undoes it with the selection
         held = tuple((be, be.select_options(self.options) if be is target
                       else be.hold_options()) for be in each())
-        entry = (self, held, _current.set(self.name))
+        entry = (self, held, _current.get())
+        _current.set(self.name)
         _entered.set(_entered.get() + (entry,))
         return self.name
 
@@ -304,11 +313,19 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
         if at is None:
             raise error(RuntimeError, "use_backend",
                         f"{self!r} is exited without an entry in this thread or task")
-        _, held, token = stack[at]
-        _entered.set(stack[:at] + stack[at + 1:])
-        _current.reset(token)
-        for be, opt_token in reversed(held):
-            be.restore_options(opt_token)
+        _, held, before = stack[at]
+        if at < len(stack) - 1:
+            # a later entry is still open (two generators' blocks closed oldest first):
+            # it stays in force, and its exit restores what this one replaced (a reset
+            # to its own entry's value left this block's backend selected after both)
+            later = stack[at + 1]
+            stack = stack[:at] + ((later[0], held, before),) + stack[at + 2:]
+            _entered.set(stack)
+            return
+        _entered.set(stack[:at])
+        _current.set(before)
+        for be, options in held:
+            be.restore_options(options)
 
     def __repr__(self) -> str:
         return f"use_backend({self.name!r})"
