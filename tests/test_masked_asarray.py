@@ -400,3 +400,19 @@ def test_numpy_asarray_of_a_list_holding_masked_chunks_stacks_their_masks():
         assert typed.dtype == np.float32
         kept = ~np.asarray(mask)
         assert got.data[kept].tolist() == np.asarray(obj)[kept].tolist()
+
+
+@pytest.mark.parametrize("convert", [
+    xp.to_numpy,
+    lambda a: xp.to_device(a, "numpy"),
+    lambda a: xp.to_device(a, "cpu"),
+    lambda a: xp.to_numpy(xp.to_device(a, "dask")),
+])
+def test_to_numpy_and_to_device_of_a_list_of_masked_arrays_keep_the_masks(convert):
+    """A new-user probe: ``to_numpy([m, m])`` made NumPy's array of the items' data
+    alone (``sum`` 12.0 where ``asarray([m, m]).sum()`` is 8.0)."""
+    m = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    got = convert([m, m])
+    assert np.ma.isMaskedArray(got)
+    np.testing.assert_array_equal(np.ma.getmaskarray(got), [[0, 1, 0], [0, 1, 0]])
+    assert float(got.sum()) == 8.0

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import dispatch
 from . import select as _backend
+from .masked_asarray import SEQUENCES, masked_items
 from .registry import get, of_array
 from .._core.errors import type_error, unavailable_error, value_error
 
@@ -116,6 +117,8 @@ def _host(a, func: str) -> np.ndarray:
     # backend computes with): not array-like in the namespace's sense
     if out is None or out.dtype.kind in "OUSV":
         raise type_error(func, "a", a, "an array, a number or a sequence of numbers")
+    if a.__class__ in SEQUENCES:   # numpy.ma items keep their masks, as in asarray (NumPy's
+        return masked_items(a, out)   # made an array of their data alone)
     return out
 
 
