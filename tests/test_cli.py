@@ -191,7 +191,8 @@ def test_a_bad_environment_variable_is_one_line_not_a_traceback(monkeypatch, cap
 
 
 @pytest.mark.parametrize("command", [["-m", "xstride", "info"], ["-m", "xstride", "demo"],
-                                     ["-m", "xstride.__main__", "info", "--json"]])
+                                     ["-m", "xstride.__main__", "info", "--json"],
+                                     ["-mxstride", "info"]])
 @pytest.mark.parametrize("value", ["bogus", " numpy"])
 def test_a_bad_backend_variable_is_one_line_not_a_traceback(command, value):
     """A new-user probe: ``XSTRIDE_BACKEND=bogus python -m xstride info`` (and ``demo``)
@@ -215,6 +216,10 @@ def test_a_bad_backend_variable_is_one_line_not_a_traceback(command, value):
     (["-m", "info"], ["python", "-m", "xstride", "info"], True),
     (["-m", "info"], ["python", "-Im", "xstride", "info"], True),
     (["-m", "info"], ["python", "-m", "mytool", "info"], False),
+    # the module joined to the flag (a new-user probe: a traceback, status 1)
+    (["-m", "info"], ["python", "-mxstride", "info"], True),
+    (["-m", "info"], ["python", "-Imxstride.__main__", "info"], True),
+    (["-m", "info"], ["python", "-mmytool", "info"], False),
     (["-c"], ["python", "-c", "import xstride"], False),
     (["script.py"], ["python", "script.py"], False),
 ])
