@@ -14,8 +14,8 @@ from . import _backends
 from ._backends.views import numpy_whole_objects as _whole_objects
 from ._backends.views import numpy_objects_dtype as _objects_dtype
 from ._backends.views import numpy_field_view as _field_view
-from ._backends.views import numpy_owner_elements as _owner_elements
-from ._backends.views import on_owner_elements as _on_owner_elements
+from ._backends.views import numpy_owner_lattice as _owner_lattice
+from ._backends.views import on_owner_lattice as _on_owner_lattice
 from ._backends.views import numpy_interface_describes as _interface_describes
 from .elementwise import _copy_into_checks, _copyto_overlaps, _plain_into
 from .elementwise import copy_into_checked as _copy_into_checked
@@ -330,8 +330,8 @@ def _as_strided(a, shape, strides, *, offset=0):
                 f"reaches elements {lo}..{hi} relative to a[0], outside the underlying buffer, "
                 f"which holds elements {first}..{last} relative to a[0]"
                 + _byte_strides_hint(strides, a.itemsize, shape, offset, first, last))
-        grid = _owner_elements(a) if isinstance(a, _np.ndarray) else None
-        if grid is not None and not _on_owner_elements(ptr, lay, a.itemsize, grid):
+        grid = _owner_lattice(a) if isinstance(a, _np.ndarray) else None
+        if grid is not None and not _on_owner_lattice(ptr, lay, a.itemsize, grid):
             raise _value_error("as_strided", "a", "views memory known only through a strided "
                                "array (imported by DLPack, a memoryview or "
                                "__array_interface__), whose gaps belong to other data; the "

@@ -11,7 +11,7 @@ The buffer a view may reach is the whole underlying allocation:
   buffer object (``bytes``, ``mmap``, ``memoryview``...), the buffer's extent, else the
   bytes the owning array itself reaches; where those leave gaps (an owner imported
   through DLPack or ``__array_interface__`` that is not dense), only its elements
-  (:func:`numpy_owner_elements`): the gaps belong to someone else.
+  (:func:`numpy_owner_lattice`): the gaps belong to someone else.
 - CuPy (``CupyBackend.buffer_range``): follow ``a.base`` to the array that owns the
   memory and take the bytes it reaches, clipped to the allocation behind the memory
   pointer (``a.data.mem``). The allocation alone is not enough: CuPy's memory pool
@@ -25,7 +25,8 @@ import numpy as np
 
 from ..layout import INT64_MAX, Layout
 
-__all__ = ["numpy_buffer_range", "numpy_owner_elements", "on_owner_elements", "numpy_whole_objects", "numpy_objects_dtype", "numpy_field_view",
+__all__ = ["numpy_buffer_range", "numpy_owner_lattice", "on_owner_lattice",
+           "numpy_whole_objects", "numpy_objects_dtype", "numpy_field_view",
            "numpy_interface_describes", "numpy_view", "byte_span", "view_byte_strides"]
 
 
@@ -132,43 +133,98 @@ def numpy_buffer_range(a) -> tuple[int, int]:
     return got if got is not None else _np_span(owner)
 
 
-def numpy_owner_elements(a) -> tuple[int, int, int, int] | None:
+def numpy_owner_lattice(a) -> tuple | None:
     """The owner's elements, where they alone bound the memory a view of NumPy array
     ``a`` may reach and leave gaps: the owner (:func:`_numpy_owner`) exposes no buffer
     (imported through DLPack, an ``__array_interface__`` object, a strided memoryview)
-    and is not dense, so the bytes between its elements belong to someone else (another
-    field of the records, object references). ``(lo, step, count, size)``: ``count``
-    runs of ``size`` bytes ``step`` apart from address ``lo`` (``count`` 0 where the
-    elements form no one progression, as a 2-D ``x[::2, ::3]`` does); None where the
-    range of :func:`numpy_buffer_range` holds no gap (a buffer, or a dense owner)."""
+    and the bytes between its elements belong to someone else (another field of the
+    records, object references). ``(lo, axes, size)``: elements of ``size`` bytes at
+    ``lo + sum(i_k * stride_k)``, ``axes`` the ``(stride, extent)`` of each axis that
+    steps (zero strides and extents of 1 dropped, axes that continue one another
+    merged), by stride ascending, each past the whole reach of the ones below it. None
+    where the owner holds no gap (a buffer, a dense owner, overlapping elements) and
+    where its axes interleave (a layout no NumPy slice makes: its span, as before)."""
     owner = _numpy_owner(a)
-    if _buffer_of(owner) is not None:
-        return None
-    lo, hi = _np_span(owner)
+    if owner.base is None or _buffer_of(owner) is not None:
+        return None   # (an array with no base owns memory NumPy allocated: dense)
     size = owner.itemsize
-    if hi - lo == owner.size * size:
+    axes: list[tuple[int, int]] = []
+    for st, n in sorted((abs(int(st)), int(n)) for n, st in zip(owner.shape, owner.strides)
+                        if n > 1 and st):
+        if axes and st == axes[-1][0] * axes[-1][1]:
+            axes[-1] = (axes[-1][0], axes[-1][1] * n)
+        else:
+            axes.append((st, n))
+    reach, gap = size, False
+    for st, n in axes:
+        if st < reach:
+            return None
+        gap = gap or st > reach
+        reach += st * (n - 1)
+    return (_np_span(owner)[0], tuple(axes), size) if gap else None
+
+
+def _digits(offset: int, axes) -> tuple[list[int], int] | None:
+    """The owner index of byte ``offset`` from its lowest element, by the axes from the
+    widest stride down, and the bytes past that element's start; None outside."""
+    if offset < 0:
         return None
-    axes = sorted((abs(int(st)), int(n)) for n, st in zip(owner.shape, owner.strides) if n > 1)
-    step, count = axes[0]
-    for st, n in axes[1:]:
-        if st != step * count:
-            return lo, 0, 0, size
-        count *= n
-    return lo, step, count, size
+    digits = []
+    for st, n in reversed(axes):
+        i, offset = divmod(offset, st)
+        if i >= n:
+            return None
+        digits.append(i)
+    return digits[::-1], offset
 
 
-def on_owner_elements(ptr: int, lay: Layout, itemsize: int, grid) -> bool:
-    """Whether every element of view ``lay`` (of elements of ``itemsize`` bytes, from
-    data pointer ``ptr``), already inside the owner's span, lies inside one of the
-    owner's elements ``grid`` (:func:`numpy_owner_elements`): its first element
-    ``size - itemsize`` bytes or less past an element's start, and each axis it steps
-    along a whole number of the elements' ``step``."""
-    lo, step, count, size = grid
-    if not count:
+def _step_digits(step: int, axes, k: int, reach: list[int]) -> list[int] | None:
+    """The one way to write byte ``step`` as a sum of ``axes[:k + 1]``'s strides times
+    integers of magnitude below their extents, or None (the axes nest: at most one)."""
+    if k < 0:
+        return [] if step == 0 else None
+    st, n = axes[k]
+    q = step // st
+    for c in (q, q + 1):
+        rest = step - c * st
+        if abs(c) < n and abs(rest) <= reach[k]:
+            got = _step_digits(rest, axes, k - 1, reach)
+            if got is not None:
+                return got + [c]
+    return None
+
+
+def on_owner_lattice(ptr: int, lay: Layout, itemsize: int, lattice) -> bool:
+    """Whether every element of view ``lay`` (of ``itemsize``-byte elements from data
+    pointer ``ptr``) lies inside one of the owner's elements ``lattice``
+    (:func:`numpy_owner_lattice`): its first element's owner index in range, no more
+    than ``size - itemsize`` bytes past that element's start, each axis it steps along
+    a whole step of owner indices (elements of ``a`` smaller than the owner's, whole
+    fractions of them, step inside one too), and the indices the view's box reaches in
+    range on every owner axis."""
+    lo, axes, size = lattice
+    axes = list(axes)
+    if itemsize < size and size % itemsize == 0:   # (a .view() of smaller elements)
+        axes, size = [(itemsize, size // itemsize)] + axes, itemsize
+    first = _digits(ptr + lay.offset * itemsize - lo, axes)
+    if first is None or first[1] + itemsize > size:
         return False
-    first = ptr + lay.offset * itemsize - lo
-    steps = (b for b, n in zip(lay.byte_strides, lay.shape) if n > 1)
-    return first % step + itemsize <= size and all(b % step == 0 for b in steps)
+    reach = [0] * len(axes)   # reach[k]: most bytes axes[:k] span from an element
+    for k in range(1, len(axes)):
+        reach[k] = reach[k - 1] + axes[k - 1][0] * (axes[k - 1][1] - 1)
+    low, high = list(first[0]), list(first[0])
+    for b, n in zip(lay.byte_strides, lay.shape):
+        if n < 2:
+            continue
+        steps = _step_digits(b, axes, len(axes) - 1, reach)
+        if steps is None:
+            return False
+        for k, c in enumerate(steps):
+            if c > 0:
+                high[k] += c * (n - 1)
+            else:
+                low[k] += c * (n - 1)
+    return min(low) >= 0 and all(h < n for h, (_, n) in zip(high, axes))
 
 
 def byte_span(a) -> tuple[int, int]:
