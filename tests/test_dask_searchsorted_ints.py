@@ -26,13 +26,15 @@ def test_a_python_int_past_the_dtype_is_numpy_s_answer(dtype, value, side, chunk
     assert out.shape == () and int(out) == int(want)
 
 
-_FLOATS = np.array([-np.inf, -1e300, -1e30, 0.5, 1.5, 1e30, float(10**40), 1e300, np.inf,
-                    np.nan])
+# (no NaN: NumPy compares a Python int past int64 with the elements as Python objects,
+# where its binary search takes a NaN for a value at most 10**400 on side "right")
+_FLOATS = np.array([-np.inf, -1e300, -1e30, -float(2**64), 0.5, 1.5, 2.0**64, 1e30,
+                    float(10**40), 2.0**200, 1e300, np.inf])
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.bool_])
 @pytest.mark.parametrize("value", [2**64, 10**40, 2**200, 10**400, -(2**63) - 1, -(10**40),
-                                   -(10**400)])
+                                   -(10**400), -(2**64), 2**64 + 1])
 @pytest.mark.parametrize("side", ["left", "right"])
 def test_a_python_int_past_int64_in_floats_or_bools_is_numpy_s_answer(dtype, value, side):
     """Past int64 and uint64 ``np.asarray`` made an object array, refused as an ``x2``
@@ -50,4 +52,7 @@ def test_a_python_int_past_int64_in_floats_or_bools_is_numpy_s_answer(dtype, val
 
 def test_the_exact_comparison_case_is_in_the_sweep():
     x1 = np.sort(_FLOATS)
-    assert int(xp.searchsorted(x1, 10**40, side="right")) == 6   # before float(10**40)
+    assert int(xp.searchsorted(x1, 10**40, side="right")) == 8   # before float(10**40)
+    # and ints a float holds exactly (a review: "left" counted the equal element)
+    assert int(xp.searchsorted(x1, 2**64, side="left")) == 6
+    assert int(xp.searchsorted(x1, 2**64, side="right")) == 7

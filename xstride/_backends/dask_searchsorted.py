@@ -79,7 +79,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         elif x2 < info.min:
             x2, side = int(info.min), "left"
     elif type(x2) is int and x1.dtype.kind in "fb" and not -2**63 <= x2 < 2**64:
-        x2, side = _beyond_int64(x2, x1.dtype)
+        x2, side = _beyond_int64(x2, x1.dtype, side)
     if not get(_NAME).owns(x2):
         da = get(_NAME).load()
         host = np.asarray(x2)
@@ -97,14 +97,15 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     return ns.searchsorted(x1, x2, side=side)
 
 
-def _beyond_int64(v: int, dtype) -> tuple:
+def _beyond_int64(v: int, dtype, side: str) -> tuple:
     """``(x2, side)`` for a Python int ``v`` outside int64 and uint64 (``np.asarray``
     made it an object array, refused) searched in a bool or floating ``x1`` of ``dtype``,
     with NumPy's answer, which compares ``v`` as it is: for bools the nearest bound;
-    else ``f``, ``v`` rounded to ``dtype`` (an inf past its range). No element lies
-    strictly between ``v`` and ``f``, and none equals ``v``, so the elements below ``v``
-    are those below ``f`` where ``f > v`` (side "left"), those at most ``f`` where
-    ``f < v`` (side "right"), on either side asked."""
+    else ``f``, ``v`` rounded to ``dtype`` (an inf past its range). Where ``f`` is ``v``
+    (``2**64``, a power of two) the search is the one asked; else no element lies
+    strictly between ``v`` and ``f`` and none equals ``v``, so the elements below
+    ``v`` are those below ``f`` where ``f > v`` (side "left"), those at most ``f``
+    where ``f < v`` (side "right"), on either side asked."""
     if dtype.kind == "b":
         return (True, "right") if v > 0 else (False, "left")
     try:
@@ -112,6 +113,8 @@ def _beyond_int64(v: int, dtype) -> tuple:
             f = dtype.type(float(v))
     except OverflowError:   # past float64: past every float type's range
         f = dtype.type(math.inf if v > 0 else -math.inf)
+    if float(f) == v:
+        return f, side
     return f, "left" if float(f) > v else "right"
 
 
