@@ -47,3 +47,25 @@ def test_strided_input_into_strided_out_is_the_function_of_its_values(name, dtyp
             checked += 1
     if name in ("negative", "isfinite") or dtype.startswith("float") and "bitwise" not in name:
         assert checked == 48   # (bitwise functions take no floats)
+
+
+@pytest.mark.parametrize("name", ["negative", "isfinite"])
+def test_the_copy_keeps_numpy_s_out_forms(name):
+    """``out=(o,)``, ``where=`` and a ``numpy.ma`` ``out`` through the contiguous copy
+    (a review: the tuple and ``where=`` went to NumPy's faulty loop, and a masked
+    ``out`` lost the ufunc's mask)."""
+    func = getattr(xp, name)
+    x = np.arange(1.0, 21.0)
+    o = np.zeros(40, func(x).dtype)[::2]
+    if name == "isfinite":   # the engine's negative takes no tuple and no where=
+        assert func(x, out=(o,)) is o
+        np.testing.assert_array_equal(o, func(x))
+        o[...] = False
+        keep = np.arange(20) % 2 == 0
+        func(x, out=o, where=keep)
+        np.testing.assert_array_equal(o, keep)
+    m = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    mo = np.ma.zeros(6, func(m).dtype)[::2]
+    assert func(m, out=mo) is mo
+    np.testing.assert_array_equal(np.ma.getmaskarray(mo), [False, True, False])
+    np.testing.assert_array_equal(mo.compressed(), func(m).compressed())

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS, NUMPY_OUT_INTO_A_COPY
+from .._host.elementwise import through_contiguous_out
 from .._plans.overlap import check_output
 
 __all__ = ["checks_out", "out_function", "refuse_overlapping_out", "takes_out"]
@@ -61,22 +62,15 @@ def refuse_overlapping_out(qualname: str, out, fn) -> None:
 def out_function(qualname: str, out, fn):
     """The function that runs a call of ``qualname`` given an ``out`` that is not C- or
     F-contiguous: :func:`refuse_overlapping_out` first, then ``fn``, or for a NumPy
-    ``out`` of a function in :data:`~xstride._core.ufuncs.NUMPY_OUT_INTO_A_COPY` (whose
-    NumPy loop wrote wrong values into such an ``out``) ``fn`` into a new array, copied
-    into ``out`` as a ufunc casts (``same_kind``)."""
+    ``out`` (or ``out=(o,)``) of a function in
+    :data:`~xstride._core.ufuncs.NUMPY_OUT_INTO_A_COPY` (whose NumPy loop wrote wrong
+    values into such an ``out``) ``fn`` through a contiguous copy of ``out``
+    (:func:`~xstride._host.elementwise.through_contiguous_out`)."""
     refuse_overlapping_out(qualname, out, fn)
-    if qualname in NUMPY_OUT_INTO_A_COPY and isinstance(out, np.ndarray):
-        return _into_a_copy(fn)
+    o = out[0] if type(out) is tuple and len(out) == 1 else out
+    if qualname in NUMPY_OUT_INTO_A_COPY and isinstance(o, np.ndarray):
+        return lambda *args, out, **kwargs: through_contiguous_out(fn, args, out, kwargs)
     return fn
-
-
-def _into_a_copy(fn):
-    def call(*args, out, **kwargs):
-        if kwargs:   # where=, casting=, ...: NumPy's call as given
-            return fn(*args, out=out, **kwargs)
-        np.copyto(out, fn(*args), casting="same_kind")
-        return out
-    return call
 
 
 def takes_out(fn) -> bool:

@@ -128,7 +128,9 @@ def _chained(name, x, axis, out_dtype):
     axis, the other axes' blocks side by side): float16 results, which NumPy's scan
     rounds at every step in float16, so that one that overflows to inf stays inf after
     a chunk boundary as in NumPy's scan (the carry of ``cumreduction`` multiplied a
-    chunk's own scan: ``1e4 * (6.5 * 1.01 * 0.5)`` was finite after NumPy's inf)."""
+    chunk's own scan: ``1e4 * (6.5 * 1.01 * 0.5)`` was finite after NumPy's inf); and
+    complex results, whose parts carry together (``0j * (inf+0j)`` was NaN). The chunks
+    along the axis scan one after another, not side by side."""
     token = tokenize(name, x, axis, out_dtype)
     out = f"{name}-chained-{token}"
     last = (out, "last")    # the carries: keys of the same layer (as dask's cumreduction's)

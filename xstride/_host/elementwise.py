@@ -16,7 +16,7 @@ from .._core.errors import broadcast_error, describe, error, type_error
 from .._core.intseq import leaves
 from .._core.ufuncs import NUMPY_OUT_INTO_A_COPY, numpy_ufunc_name
 
-__all__ = ["ufunc_into", "copy_into", "ENGINE", "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
+__all__ = ["ufunc_into", "through_contiguous_out", "copy_into", "ENGINE", "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
 
 #: The library computes these functions: no engine of xstride's here.
 ENGINE = False
@@ -27,15 +27,30 @@ WHOLE_ELEMENTS = False
 
 
 
-
 def ufunc_into(func: str, args: tuple, out):
     """NumPy's ufunc of the standard's ``func`` with ``out=out`` (checked by the caller);
-    :data:`~xstride._core.ufuncs.NUMPY_OUT_INTO_A_COPY` into a new array first where ``out`` is not contiguous."""
+    :data:`~xstride._core.ufuncs.NUMPY_OUT_INTO_A_COPY` through a contiguous copy of
+    ``out`` where ``out`` is not contiguous (:func:`through_contiguous_out`)."""
     ufunc = getattr(np, numpy_ufunc_name(func))
     if func in NUMPY_OUT_INTO_A_COPY and not out.flags.forc:
-        np.copyto(out, ufunc(*args), casting="same_kind")   # the same loop as out= picks
-        return out
+        return through_contiguous_out(ufunc, args, out, {})
     return ufunc(*args, out=out)
+
+
+def through_contiguous_out(fn, args: tuple, out, kwargs: dict):
+    """``fn(*args, out=out, **kwargs)`` (a NumPy ufunc) run into a C-contiguous copy of
+    ``out`` (``out=(o,)``: of ``o``), which is then written back into ``out``, and
+    ``out``'s array returned: NumPy's loop into such an ``out`` computes what it computes
+    into ``out`` itself, ``where=`` leaves the copy's (``out``'s) values, and a
+    ``numpy.ma`` ``out`` gets the ufunc's mask. A read-only ``out`` gets NumPy's own
+    call (its error)."""
+    o = out[0] if type(out) is tuple else out
+    if not o.flags.writeable:
+        return fn(*args, out=out, **kwargs)
+    tmp = o.copy(order="C")
+    fn(*args, out=(tmp,) if type(out) is tuple else tmp, **kwargs)
+    o[...] = tmp
+    return o
 
 
 def copy_into(dst, src):
