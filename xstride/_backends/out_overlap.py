@@ -22,7 +22,6 @@ import numpy as np
 
 from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS, NUMPY_OUT_INTO_A_COPY
-from .._host.elementwise import through_contiguous_out
 from .._plans.overlap import check_output
 
 __all__ = ["checks_out", "out_function", "refuse_overlapping_out", "takes_out"]
@@ -69,6 +68,8 @@ def out_function(qualname: str, out, fn):
     refuse_overlapping_out(qualname, out, fn)
     o = out[0] if type(out) is tuple and len(out) == 1 else out
     if qualname in NUMPY_OUT_INTO_A_COPY and isinstance(o, np.ndarray):
+        # the NumPy executor, imported on this call (``import xstride`` loads none)
+        from .._host.elementwise import through_contiguous_out
         return lambda *args, out, **kwargs: through_contiguous_out(fn, args, out, kwargs)
     return fn
 
