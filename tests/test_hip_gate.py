@@ -567,3 +567,66 @@ def test_is_hip_answers_alike_whoever_imported_cupy(monkeypatch):
     runtime.getDeviceCount = lambda: 1                 # a device answers: the flag
     monkeypatch.setattr(backend.executor("compile"), "on_cupy_loaded", lambda cupy: None)
     assert _device.is_hip() is True
+
+
+@pytest.mark.parametrize("options", [("--pre-include=mine.h",), ("-include", "mine.h"),
+                                     ("-include=mine.h",)])
+def test_a_pre_include_in_the_current_folder_is_scanned(hip, tmp_path, monkeypatch, options):
+    """NVRTC finds a pre-include's relative name in the current folder before any
+    ``-I`` folder (libnvrtc 13): a new-user probe's ``./mine.h`` reaching scan.cuh was
+    read by the compiler and by no scan (compiled on HIP, and an edit of it left the
+    cache key as it was). Where an ``-I`` folder holds a ``mine.h`` too, the current
+    folder's is the one scanned, as compiled."""
+    here, other = tmp_path / "here", tmp_path / "other"
+    here.mkdir(), other.mkdir()
+    (here / "mine.h").write_text("#include <xstride/scan.cuh>\n#define SCALE 2.0f\n")
+    (other / "mine.h").write_text("#define SCALE 3.0f\n")
+    monkeypatch.chdir(here)
+    k = CudaKernel("__global__ void k(float* x) { x[0] = SCALE; }", "k", options=options,
+                   include_dirs=[other])
+    assert [p.name for p in k._scan().files][:1] == ["mine.h"]
+    assert k._scan().files[0].parent == here.resolve()
+    with pytest.raises(NotImplementedError, match="rule 'warp_shuffle'"):
+        k.compile()
+    assert hip.builds == []
+
+
+def test_an_edited_pre_include_in_the_current_folder_changes_the_options(cuda, tmp_path,
+                                                                         monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.h").write_text("#define SCALE 2.0f\n")
+    k = CudaKernel("__global__ void k(float* x) { x[0] = SCALE; }", "k",
+                   options=["--pre-include=mine.h"])
+    before = k.compile_options(k._scan().digest)
+    (tmp_path / "mine.h").write_text("#define SCALE 3.0f\n")
+    assert k.compile_options(k._scan().digest) != before
+
+
+@pytest.mark.parametrize("digest, exc", [(5, TypeError), (b"ab", TypeError),
+                                         ("xyz", ValueError), ("12 34", ValueError)])
+def test_compile_options_checks_its_digest(digest, exc):
+    k = CudaKernel("__global__ void k(float* x) {}", "k")
+    with pytest.raises(exc, match=r"compile_options: argument 'digest'"):
+        k.compile_options(digest)
+    assert k.compile_options("0123abcdef")[-1].endswith("0x0123abcdef")
+
+
+def test_a_compile_error_names_every_option_the_compiler_got(cuda, monkeypatch):
+    """``CudaCompileError.options`` and its message hold the compiler layer's
+    ``-std=c++17`` and shipped ``-I`` too (a new-user probe: they held the kernel's own
+    options only, so the build could not be repeated from them)."""
+    class CompileException(Exception):
+        def get_message(self):
+            return "k.cu(1): error: oops"
+
+    def fail(source, options, name):
+        raise CompileException()
+
+    monkeypatch.setattr(ck, "_build", fail)
+    k = CudaKernel("__global__ void k(float* x) { oops; }", "k", options=["-DA=1"])
+    with pytest.raises(ck.CudaCompileError) as info:
+        k.compile()
+    opts = info.value.options
+    assert opts[:2] == ("-std=c++17", f"-I{ck._executors.include_dir()}")
+    assert "-DA=1" in opts and any(o.startswith("-DXSTRIDE_HEADERS_SHA256=") for o in opts)
+    assert " ".join(opts) in str(info.value) and info.value.log == "k.cu(1): error: oops"

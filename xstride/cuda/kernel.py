@@ -155,8 +155,18 @@ def scan_user_source(source: str, options, include_dirs=()) -> IncludeGraph:
     the sources, headers and ``-D`` options."""
     dirs = [_executors.include_dir()] + include_dirs_from_options(options) + list(include_dirs)
     pre = defines_from_options(options)   # "-DHDR=<a.h>" for a computed "#include HDR"
-    pre += "".join(f"#include <{h}>\n" for h in pre_includes_from_options(options))
+    pre += "".join(f"#include <{_pre_include(h)}>\n" for h in pre_includes_from_options(options))
     return scan_includes(pre + source, dirs)
+
+
+def _pre_include(header: str) -> str:
+    """A ``--pre-include`` header as NVRTC finds it: a relative name in the current
+    folder first, before any ``-I`` folder (libnvrtc 13; a new-user probe: a
+    ``mine.h`` there was read by the compiler and by no scan, so neither the HIP gate
+    nor the cache key saw it), as its absolute path; else the name, searched in the
+    include folders."""
+    here = Path.cwd() / header
+    return str(here.resolve()) if not Path(header).is_absolute() and here.is_file() else header
 
 
 def user_options(options, include_dirs=(), digest: str = "", *, debug: bool = False
@@ -326,7 +336,20 @@ class CudaKernel:
             Hex SHA-256 of the included headers' contents; when given, its first 16
             digits go into a ``-DXSTRIDE_HEADERS_SHA256`` define, so that an edited
             header changes the options and so CuPy's compile cache key.
+
+        Raises
+        ------
+        TypeError
+            ``digest`` is not a str.
+        ValueError
+            ``digest`` holds characters other than hex digits.
         """
+        if not isinstance(digest, str):
+            raise type_error(f"{self._label}.compile_options", "digest", digest,
+                             "a str of hex digits (a SHA-256)")
+        if digest.strip("0123456789abcdefABCDEF"):
+            raise value_error(f"{self._label}.compile_options", "digest",
+                              f"{digest!r} holds characters other than hex digits")
         return user_options(self.options, self.include_dirs, digest, debug=self.debug)
 
     def _gate(self, graph: IncludeGraph) -> None:
@@ -364,6 +387,8 @@ class CudaKernel:
             log = _compile_log(exc)
             if log is None:
                 raise
+            # as compiled: the compiler layer's -std and shipped -I first (module_options)
+            opts = _executors.compiler().module_options(self.source, opts)
             raise CudaCompileError(
                 f"{self._label}: compilation failed (options {' '.join(opts)}):\n{log}",
                 kernel=self.name, log=log, options=opts) from None
