@@ -152,9 +152,15 @@ def test_other_backends_take_no_options():
 
 @pytest.mark.skipif(gpu_reason() is None, reason="CuPy and a device are available here")
 def test_cupy_chunks_without_a_device_say_why():
-    with pytest.raises(RuntimeError, match=r"set_backend: backend 'cupy' is unavailable: .+"):
+    """The error names the option that asked for CuPy (a new-user probe: it named the
+    backend alone)."""
+    with pytest.raises(RuntimeError, match=r"^set_backend: argument 'chunk_backend' is 'cupy', "
+                                           r"which cannot be used here: backend 'cupy' is "
+                                           r"unavailable: .+"):
         xp.set_backend("dask", chunk_backend="cupy")
     assert xp.get_backend() == "numpy"
+    with pytest.raises(RuntimeError, match=r"^use_backend: argument 'chunk_backend' is 'CuPy'"):
+        xp.use_backend("dask", chunk_backend="CuPy")
 
 
 def test_environment_variable_selects_dask_without_importing_it_early():

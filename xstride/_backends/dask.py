@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import fit_chunks, fit_option, lost_blocks, without_empty_chunks
-from .._core.errors import backend_unavailable_error, type_error, value_error
+from .._core.errors import backend_unavailable_error, error, type_error, value_error
 from ._base import Backend
 
 __all__ = ["DaskBackend", "DaskOptions", "CHUNK_BACKENDS"]
@@ -232,7 +232,11 @@ class DaskBackend(Backend):
         if key not in CHUNK_BACKENDS:
             raise value_error(func, "chunk_backend", f"names {cb!r}, which cannot hold dask "
                                                      "chunks; valid names are 'numpy', 'cupy'")
-        self.peers[key].load()  # RuntimeError with the reason (CuPy missing, no device)
+        try:
+            self.peers[key].load()  # RuntimeError with the reason (CuPy missing, no device)
+        except RuntimeError as exc:   # named after the option that asked for it
+            raise error(RuntimeError, func, f"argument 'chunk_backend' is {cb!r}, which "
+                        f"cannot be used here: {exc}") from None
         chunks = options.get("chunks", _DEFAULT.chunks)
         if chunks is None:   # a call's chunks=None means "the option": the option has none
             raise type_error(func, "chunks", chunks, "'auto', an int, a byte size such as "
