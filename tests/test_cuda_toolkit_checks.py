@@ -456,6 +456,32 @@ def test_a_struct_field_of_another_type_is_still_refused(no_cupy):
 
 
 # ---------------------------------------------------------------- declarations
+@pytest.mark.parametrize("source, name", [
+    ("__device__ void k(int a) {}\n__global__ void k(float* x) {}", "k"),
+    ("__global__ void k(float* x) {}\n__host__ __device__ int k(int a) { return a; }", "k"),
+    ("template <typename T> __device__ T k(T a) { return a; }\n"
+     "__global__ void k(float* x) {}", "k"),
+    ("__device__ void k(int);\n__global__ void k(float* x) {}", "k"),
+    ("namespace a { __device__ void k(int) {} __global__ void k(float* x) {} }", "a::k"),
+])
+def test_a_device_function_of_the_kernel_s_name_is_refused(source, name):
+    """A new-user probe: a ``__device__`` function of the kernel's name beside it was
+    accepted, and NVRTC then failed with "cannot determine which instance of
+    overloaded function" at the first launch."""
+    with pytest.raises(ValueError, match=r"a __device__ function '" + re.escape(name)
+                       + r"' is declared beside the kernel: .*overloads are not supported"):
+        CudaKernel(source, name)
+
+
+@pytest.mark.parametrize("source", [
+    "namespace b { __device__ void k(int a) {} }\n__global__ void k(float* x) {}",
+    "__device__ float kk(float a) { return a; }\n__global__ void k(float* x) { x[0] = kk(1.f); }",
+    "__device__ void f(float* x) { x[0] = 1.f; }\n__global__ void k(float* x) { f(x); }",
+])
+def test_device_functions_of_other_names_or_scopes_are_taken(source):
+    assert [p.name for p in CudaKernel(source, "k").params] == ["x"]
+
+
 @pytest.mark.parametrize("declaration", [
     "__global__ void k(float*, int);",             # unnamed, as prototypes often are
     "__global__ void k(float* y, int m);",         # other names

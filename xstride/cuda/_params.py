@@ -43,22 +43,28 @@ def macro_names(text: str) -> set[str]:
 
 
 def _global_candidates(text: str, name: str):
-    """``([(prefix, scopes, open_end), ...], blocks)``: each ``__global__ void ... name(``
-    (the text before the name, the namespaces the declaration is in (the enclosing
-    blocks', then a qualifier written before the name: ``void a::k(``) and the end of its
-    ``(``), and the text's namespace blocks (``None`` when there is no candidate)."""
-    blocks, out = None, []
+    """``([(prefix, scopes, open_end), ...], blocks, device_scopes)``: each
+    ``__global__ void ... name(`` (the text before the name, the namespaces the
+    declaration is in (the enclosing blocks', then a qualifier written before the name:
+    ``void a::k(``) and the end of its ``(``), the text's namespace blocks (``None``
+    when there is no candidate), and the scopes of the ``__device__`` functions of that
+    name (a kernel's overload that the compiler cannot tell apart from it by name)."""
+    blocks, out, devices = None, [], set()
     for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
         start = max(text.rfind(c, 0, m.start()) for c in ";{}")
         lines = text[start + 1:m.start()].split("\n")
         prefix = " ".join(ln for ln in lines if not ln.lstrip().startswith(("#", "%:")))
-        if re.search(r"\b__global__\b", prefix) and re.search(r"\bvoid\b", prefix):
+        kernel = re.search(r"\b__global__\b", prefix) and re.search(r"\bvoid\b", prefix)
+        if kernel or re.search(r"\b__device__\b", prefix):
             if blocks is None:
                 blocks = namespace_blocks(text)
             absolute, written = written_scopes(prefix)
-            out.append((prefix, (() if absolute else enclosing(blocks, m.start())) + written,
-                        m.end()))
-    return out, blocks
+            scopes = (() if absolute else enclosing(blocks, m.start())) + written
+            if kernel:
+                out.append((prefix, scopes, m.end()))
+            else:
+                devices.add(tuple(s.name for s in scopes))
+    return out, blocks, devices
 
 
 def _not_found(label: str, name: str, wanted: tuple[str, ...], elsewhere: list,
@@ -175,7 +181,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     if wanted is None:
         raise error(ValueError, label, f"{name!r} is not a C identifier or a qualified name "
                     "of one ('a::k')")
-    candidates, blocks = _global_candidates(text, wanted[-1])
+    candidates, blocks, devices = _global_candidates(text, wanted[-1])
     lookup, spaces = None, set()
     if candidates:
         lookup = Lookup([(scopes, end) for _, scopes, end in candidates], blocks,
@@ -198,6 +204,10 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
                                     set(macros) | macro_names(source)), body))
     if not found:
         raise _not_found(label, name, wanted, elsewhere, lookup)
+    if devices & spaces:   # NVRTC's name expression found two (an overload, unsupported)
+        raise error(ValueError, label, f"a __device__ function '{name}' is declared beside the "
+                    "kernel: the compiler cannot tell the kernel apart from it by name "
+                    "(overloads are not supported); rename one")
     # a declaration (unnamed parameters, other names or spacing) and the definition are
     # one kernel where their types agree; other types are an overload
     if len({tuple(type_key(p.ctype) for p in params) for params, _ in found}) > 1:
