@@ -630,3 +630,37 @@ def test_a_compile_error_names_every_option_the_compiler_got(cuda, monkeypatch):
     assert opts[:2] == ("-std=c++17", f"-I{ck._executors.include_dir()}")
     assert "-DA=1" in opts and any(o.startswith("-DXSTRIDE_HEADERS_SHA256=") for o in opts)
     assert " ".join(opts) in str(info.value) and info.value.log == "k.cu(1): error: oops"
+
+
+def test_a_pre_include_is_pinned_when_the_kernel_is_made(cuda, tmp_path, monkeypatch):
+    """A review: a ``chdir`` between the kernel's making and its compile made the
+    signature read ``float`` from one ``real.h`` while the scan and NVRTC read ``double``
+    from another; the current folder's header is now named by its absolute path in the
+    kernel's options, so every later step reads that one."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    (a / "real.h").write_text("typedef float real;\n")
+    (b / "real.h").write_text("typedef double real;\n")
+    monkeypatch.chdir(a)
+    k = CudaKernel("__global__ void k(real s) { }", "k", options=["--pre-include=real.h"])
+    assert k.options == (f"--pre-include={(a / 'real.h').resolve()}",)
+    monkeypatch.chdir(b)
+    k.compile()
+    assert k._scan().files[0] == (a / "real.h").resolve()
+    assert cuda.builds[-1][1][0] == f"--pre-include={(a / 'real.h').resolve()}"
+    assert len(k._pack([1.5])[0]) == 4
+
+
+def test_pre_includes_with_the_current_folder_removed(cuda, tmp_path, monkeypatch):
+    """A review: ``Path.cwd()`` of a removed folder raised ``FileNotFoundError`` for
+    every kernel with a pre-include, absolute ones too."""
+    inc, gone = tmp_path / "inc", tmp_path / "gone"
+    inc.mkdir(), gone.mkdir()
+    (inc / "mine.h").write_text("#define SCALE 2.0f\n")
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    src = "__global__ void k(float* x) { x[0] = SCALE; }"
+    for opts, dirs in ([[f"--pre-include={inc / 'mine.h'}"], []],
+                       [["-include", "mine.h"], [inc]]):
+        k = CudaKernel(src, "k", options=opts, include_dirs=dirs)
+        assert [p.name for p in k._scan().files] == ["mine.h"]

@@ -32,7 +32,7 @@ from .._backends.select import load_cupy
 from . import _executors, _hip_gate
 from ._signature import Signature
 from .._core.includes import IncludeGraph
-from .kernel import _sequence_of, scan_user_source, user_options
+from .kernel import _sequence_of, pin_pre_includes, scan_user_source, user_options
 from .. import _backends
 from ..elementwise import check_out
 
@@ -233,8 +233,9 @@ class ElementwiseKernel:
         self.preamble = preamble
         self._uses_i = bool(_USES_I.search(code_only(operation)))
         self._return_tuple = bool(kwargs.get("return_tuple", False))
-        self.options = _sequence_of(f"ElementwiseKernel {name!r}", "options",
-                                    kwargs.get("options", ()), (str,), "a sequence of str")
+        self.options = pin_pre_includes(_sequence_of(
+            f"ElementwiseKernel {name!r}", "options", kwargs.get("options", ()), (str,),
+            "a sequence of str"))
         # the preamble's includes and defines, read as a CudaKernel's source is: what
         # breaks a HIP rule is refused at the call on a HIP build (host work, done once)
         self._hip_graph = None

@@ -155,18 +155,40 @@ def scan_user_source(source: str, options, include_dirs=()) -> IncludeGraph:
     the sources, headers and ``-D`` options."""
     dirs = [_executors.include_dir()] + include_dirs_from_options(options) + list(include_dirs)
     pre = defines_from_options(options)   # "-DHDR=<a.h>" for a computed "#include HDR"
-    pre += "".join(f"#include <{_pre_include(h)}>\n" for h in pre_includes_from_options(options))
+    pre += "".join(f"#include <{h}>\n" for h in pre_includes_from_options(options))
     return scan_includes(pre + source, dirs)
 
 
-def _pre_include(header: str) -> str:
-    """A ``--pre-include`` header as NVRTC finds it: a relative name in the current
-    folder first, before any ``-I`` folder (libnvrtc 13; a new-user probe: a
-    ``mine.h`` there was read by the compiler and by no scan, so neither the HIP gate
-    nor the cache key saw it), as its absolute path; else the name, searched in the
-    include folders."""
-    here = Path.cwd() / header
-    return str(here.resolve()) if not Path(header).is_absolute() and here.is_file() else header
+_PRE_FLAGS = ("--pre-include", "-include")
+
+
+def pin_pre_includes(options: tuple[str, ...]) -> tuple[str, ...]:
+    """``options`` with each ``--pre-include``/``-include`` header of a relative name
+    that the current folder holds given by its absolute path: NVRTC finds such a name
+    there first, before any ``-I`` folder (libnvrtc 13; a new-user probe: a ``./mine.h``
+    was compiled and read by no scan, so neither the HIP gate nor the cache key saw it).
+    Pinned once, when a kernel is made, so its signature, scans, cache key and compiles
+    read one file whatever the folder later (a ``chdir`` between made a kernel read
+    ``float`` from one ``real.h`` and compile ``double`` from another)."""
+    try:
+        here = Path.cwd()
+    except OSError:   # a folder since removed: none to look in
+        return options
+    out = list(options)
+    for i, opt in enumerate(out):
+        for flag in _PRE_FLAGS:
+            if opt.startswith(flag + "="):
+                out[i] = flag + "=" + _pinned(here, opt[len(flag) + 1:])
+            elif opt == flag and i + 1 < len(out):
+                out[i + 1] = _pinned(here, out[i + 1])
+    return tuple(out)
+
+
+def _pinned(here: Path, header: str) -> str:
+    name = header.strip()
+    if not name or Path(name).is_absolute() or not (here / name).is_file():
+        return header
+    return str((here / name).resolve())
 
 
 def user_options(options, include_dirs=(), digest: str = "", *, debug: bool = False
@@ -273,7 +295,8 @@ class CudaKernel:
         label = f"CudaKernel {name!r}"
         if not isinstance(source, str):
             raise type_error(label, "source", source, "a str of CUDA C++ source")
-        options = _sequence_of(label, "options", options, (str,), "a sequence of str")
+        options = pin_pre_includes(_sequence_of(label, "options", options, (str,),
+                                                "a sequence of str"))
         include_dirs = _sequence_of(label, "include_dirs", include_dirs, (str, os.PathLike),
                                     "a sequence of folders (str or Path)")
         if debug is not None and not isinstance(debug, bool):
