@@ -220,6 +220,8 @@ def test_a_bad_backend_variable_is_one_line_not_a_traceback(command, value):
     (["-m", "info"], ["python", "-mxstride", "info"], True),
     (["-m", "info"], ["python", "-Imxstride.__main__", "info"], True),
     (["-m", "info"], ["python", "-mmytool", "info"], False),
+    (["-m", "info"], ["python", "-xmxstride", "info"], True),   # (a review: -x missed)
+    (["-m", "info"], ["python", "-uEsmxstride", "info"], True),
     (["-c"], ["python", "-c", "import xstride"], False),
     (["script.py"], ["python", "script.py"], False),
 ])

@@ -101,9 +101,10 @@ def _env_error(raw: str):
                          + " (case-insensitive, no surrounding blanks)")
 
 
-#: ``-m`` with its module in one word, after flags that take no value (``-mxstride``,
-#: ``-Imxstride``)
-_JOINED_M = re.compile(r"-[bBdEhiIOPqsSuvR]*m(.+)")
+#: ``-m`` with its module in one word, after other flags of the group (``-mxstride``,
+#: ``-Imxstride``, ``-xmxstride``): the word at that place is the ``-m`` group (a flag
+#: that takes a value would have taken the rest of its group)
+_JOINED_M = re.compile(r"-[^m-]*m(.+)")
 
 
 def _cli_is_starting() -> bool:
@@ -252,7 +253,8 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
     previous options, also those a :func:`set_backend` inside the block changed) are
     restored on exit, also when the block raises. One object may
     be entered again, also while it is entered, and from several threads or asyncio
-    tasks at once (each exit restores what its own entry replaced, in its own context).
+    tasks at once (each exit restores what its own entry replaced, in its own context;
+    a block exited while a later one is still open leaves that to the later one's exit).
     A generator runs in its caller's context: a block around its ``yield`` is in force
     in the caller between the items; enter it around the consuming loop instead.
 
