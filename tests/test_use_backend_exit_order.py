@@ -86,7 +86,9 @@ def test_an_async_generator_broken_off_shuts_down_cleanly():
         loop.run_until_complete(loop.shutdown_asyncgens())
     finally:
         loop.close()
-    assert got in ("dask", "numpy") and errors == []
+    # broken off, the generator is not closed yet: its block is in force in the caller
+    # (docs/backends.md); closed later in a copy of the context, without an error
+    assert got == "dask" and errors == []
 
 
 def test_an_exit_without_an_entry_is_still_refused():

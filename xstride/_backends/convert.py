@@ -89,7 +89,9 @@ def to_numpy(a) -> np.ndarray:
     -------
     numpy.ndarray
         ``a`` itself when it is already a NumPy array (zero-copy); same shape and
-        dtype as ``a`` for a CuPy array.
+        dtype as ``a`` for a CuPy array; a ``numpy.ma`` masked array for one, for a
+        dask array of masked chunks, and for a list or tuple holding such arrays (their
+        masks stacked, as ``asarray`` stacks them).
 
     Raises
     ------
