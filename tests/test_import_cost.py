@@ -209,3 +209,18 @@ def test_fix_modules_register_before_any_compat_fallback():
                                     "xstride._backends.complex_special",
                                     "xstride._backends.linalg_fixes"])
     assert remainder and zeros and eps == float(np.finfo(np.float32).eps)
+
+
+def test_import_and_first_calls_without_docstrings():
+    """``python -OO`` strips docstrings: a module that added to one at import
+    (``full_like.__doc__ += ...``) failed ``import xstride`` with a ``TypeError`` (a
+    review)."""
+    code = ("import numpy as np, xstride as xp\n"
+            "with xp.use_backend('dask'):\n"
+            "    a = xp.to_numpy(xp.full_like(xp.ones(3), 2))\n"
+            "    b = xp.to_numpy(xp.broadcast_to(xp.ones(3), (2, 3)))\n"
+            "print(a.tolist(), b.shape)\n")
+    r = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[2.0, 2.0, 2.0] (2, 3)"

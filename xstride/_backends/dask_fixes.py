@@ -491,7 +491,8 @@ def full_like(x, /, fill_value, *, dtype=None, **kwargs):
     return get(_NAME).namespace().full_like(x, fill_value, dtype=dtype, **kwargs)
 
 
-full_like.__doc__ += _MASKED_DOC
+if full_like.__doc__ is not None:   # (python -OO strips docstrings)
+    full_like.__doc__ += _MASKED_DOC
 
 
 def _like(name: str):

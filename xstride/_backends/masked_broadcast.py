@@ -42,7 +42,7 @@ def _of(plain):
     def broadcast_to(x, /, shape):
         return masked_broadcast_to(plain, x, shape)
 
-    broadcast_to.__doc__ = plain.__doc__ + "\n\n    A masked ``x`` keeps its mask."
+    broadcast_to.__doc__ = (plain.__doc__ or "") + "\n\n    A masked ``x`` keeps its mask."
     return broadcast_to
 
 
