@@ -98,6 +98,24 @@ def test_constructor_argument_errors():
         CudaKernel("__global__ void k() {}", "k", include_dirs=["/nonexistent/x"])
     with pytest.raises(TypeError, match="'debug'"):
         CudaKernel("__global__ void k() {}", "k", debug=1)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    # a set's order (the compiler's order of the options, part of the cache key)
+    # changes from one process to the next: accepted before
+    ({"options": {"-DA=1", "-DB=2"}}, TypeError, "'options' got set .* in a fixed order"),
+    ({"options": frozenset()}, TypeError, "'options' got frozenset"),
+    ({"include_dirs": {"/tmp"}}, TypeError, "'include_dirs' got set .* in a fixed order"),
+    # an empty option: NVRTC took it for the name of a source file (accepted before)
+    ({"options": ["-DA=1", ""]}, ValueError, "'options' holds the empty or blank item ''"),
+    ({"options": ("  ",)}, ValueError, "'options' holds the empty or blank item '  '"),
+])
+def test_options_in_no_fixed_order_or_blank_are_refused(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        CudaKernel("__global__ void k() {}", "k", **kwargs)
+    if "options" in kwargs:
+        with pytest.raises(exc, match=match):
+            xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = x", "k", **kwargs)
     with pytest.raises(ValueError, match="'block'"):
         CudaKernel("__global__ void k() {}", "k", block=0)
     with pytest.raises(ValueError, match=r"'block' \(2000, 1, 1\) has 2000 threads; "

@@ -235,7 +235,7 @@ class ElementwiseKernel:
         self._return_tuple = bool(kwargs.get("return_tuple", False))
         self.options = pin_pre_includes(_sequence_of(
             f"ElementwiseKernel {name!r}", "options", kwargs.get("options", ()), (str,),
-            "a sequence of str"))
+            "a sequence of str", blank=False))
         # the preamble's includes and defines, read as a CudaKernel's source is: what
         # breaks a HIP rule is refused at the call on a HIP build (host work, done once)
         self._hip_graph = None

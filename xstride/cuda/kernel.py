@@ -7,6 +7,7 @@ launch.
 
 from __future__ import annotations
 
+import collections.abc
 import numbers
 import os
 from pathlib import Path
@@ -127,12 +128,19 @@ def _compile_log(exc: BaseException) -> str | None:
     return get() if callable(get) else str(exc)
 
 
-def _sequence_of(label: str, arg: str, value, types: tuple, allowed: str) -> tuple:
+def _sequence_of(label: str, arg: str, value, types: tuple, allowed: str, *,
+                 blank: bool = True) -> tuple:
     """``value`` as a tuple, read once (an iterator or generator is consumed here and
     kept); ``TypeError`` naming ``arg`` for a str, bytes, a path, a non-iterable
-    (``None``) or an item that is not one of ``types``."""
+    (``None``), a set (its order, which is the compiler's order of the options and
+    folders and part of the cache key, changes from one process to the next) or an item
+    that is not one of ``types``; ``ValueError`` for an empty or blank str where not
+    ``blank`` (an option: NVRTC reads ``""`` as the name of a source file)."""
     if isinstance(value, (str, bytes, os.PathLike)):
         raise type_error(label, arg, value, allowed)
+    if isinstance(value, collections.abc.Set):
+        raise type_error(label, arg, value, allowed + " in a fixed order (a set's order "
+                         "changes from one process to the next)")
     try:
         items = tuple(value)
     except TypeError:
@@ -141,6 +149,8 @@ def _sequence_of(label: str, arg: str, value, types: tuple, allowed: str) -> tup
         if not isinstance(item, types):
             raise type_error(label, arg, items, allowed + f" (item {item!r} is a "
                              f"{type(item).__name__})")
+        if not blank and isinstance(item, str) and not item.strip():
+            raise value_error(label, arg, f"holds the empty or blank item {item!r}")
     return items
 
 
@@ -296,7 +306,7 @@ class CudaKernel:
         if not isinstance(source, str):
             raise type_error(label, "source", source, "a str of CUDA C++ source")
         options = pin_pre_includes(_sequence_of(label, "options", options, (str,),
-                                                "a sequence of str"))
+                                                "a sequence of str", blank=False))
         include_dirs = _sequence_of(label, "include_dirs", include_dirs, (str, os.PathLike),
                                     "a sequence of folders (str or Path)")
         if debug is not None and not isinstance(debug, bool):
