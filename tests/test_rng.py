@@ -316,6 +316,32 @@ def test_generator_counters_and_reproducibility():
     assert rng.Philox(42, 3, backend="numpy").uniform(0).shape == (0,)
 
 
+class TaggedPhilox(rng.Philox):
+    """A user's subclass with its own constructor and attribute (module level: pickled
+    by name)."""
+
+    def __init__(self, tag, seed):
+        super().__init__(seed, backend="numpy")
+        self.tag = tag
+
+
+def test_a_subclass_copies_and_pickles_as_itself():
+    """A new-user probe: ``copy.copy`` of a ``Philox`` subclass gave a plain ``Philox``
+    without the subclass's attributes. The copy is of the subclass (its ``__init__`` not
+    called, as pickle makes objects), with the attributes it added and the counter."""
+    import copy
+    import pickle
+
+    g = TaggedPhilox("run-1", 9)
+    g.uniform(5)
+    for make in (copy.copy, copy.deepcopy, lambda g: pickle.loads(pickle.dumps(g))):
+        h = make(g)
+        assert type(h) is TaggedPhilox and h.tag == "run-1"
+        assert (h.seed, h.stream, h.counter, h.backend) == (9, 0, 3, "numpy")
+        np.testing.assert_array_equal(h.uniform(3), copy.copy(g).uniform(3))
+    assert repr(g) == "TaggedPhilox(seed=9, stream=0, counter=3, backend='numpy')"
+
+
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 def test_generator_copies_and_pickles_continue_the_stream(backend):
     """A new-user probe: ``copy.deepcopy(g)``, ``copy.copy(g)`` and ``pickle`` (a dask

@@ -184,7 +184,8 @@ class Philox:
         return self._counter
 
     def __repr__(self):
-        return (f"Philox(seed={self.seed}, stream={self.stream}, counter={self.counter}, "
+        return (f"{type(self).__name__}(seed={self.seed}, stream={self.stream}, "
+                f"counter={self.counter}, "
                 f"backend={self.backend!r})")
 
     def __getattr__(self, name):
@@ -195,8 +196,13 @@ class Philox:
     def __reduce__(self):
         """Pickled and copied (``copy.copy``, ``copy.deepcopy``) as its seed, stream,
         backend name and counter: the copy draws what the original draws next, and the
-        two move on independently. (The backend's module it holds cannot be pickled.)"""
-        return (_restore, (self._seed, self._stream, self._be.name, self._counter))
+        two move on independently. (The backend's module it holds cannot be pickled.) A
+        subclass's copy is of its class, with the attributes the subclass added."""
+        args = (self._seed, self._stream, self._be.name, self._counter)
+        if type(self) is Philox:
+            return (_restore, args)
+        added = {k: v for k, v in vars(self).items() if k not in _OWN_ATTRIBUTES}
+        return (_restore, args + (type(self),), added or None)
 
     # -------------------------------------------------------------- counters
     # A call works on a local counter and stores it only once its result exists: a call
@@ -498,7 +504,17 @@ class Philox:
         return res
 
 
-def _restore(seed, stream, backend, counter):
-    """A :class:`Philox` at ``counter`` (what :meth:`Philox.__reduce__` stores)."""
-    g = Philox(seed, stream, backend=backend)
+#: The attributes :meth:`Philox.__init__` sets (what a copy makes anew).
+_OWN_ATTRIBUTES = frozenset({"_seed", "_stream", "_be", "_xp", "_counter", "_lock"})
+
+
+def _restore(seed, stream, backend, counter, cls=None):
+    """A :class:`Philox` (or an instance of the subclass ``cls``, made as pickle makes
+    one: without calling its ``__init__``) at ``counter``, what
+    :meth:`Philox.__reduce__` stores."""
+    if cls is None:
+        g = Philox(seed, stream, backend=backend)
+    else:
+        g = cls.__new__(cls)
+        Philox.__init__(g, seed, stream, backend=backend)
     return g.advance(counter)
