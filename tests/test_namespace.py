@@ -256,6 +256,20 @@ def test_to_numpy_refuses_what_is_not_array_like():
     np.testing.assert_array_equal(xp.to_numpy(3.5), np.asarray(3.5))
 
 
+@pytest.mark.parametrize("func", ["to_numpy", "to_device"])
+@pytest.mark.parametrize("bad, said", [(2**64, 2**64), ([1, -2**63 - 1], -2**63 - 1),
+                                       ([[0], [2**70]], 2**70)])
+def test_to_numpy_names_a_python_int_past_every_integer_dtype(func, bad, said):
+    """A new-user probe: ``to_numpy(2**64)`` said "expected an array, a number or a
+    sequence of numbers" of a number. It is asarray's OverflowError, naming the int."""
+    call = (lambda a: xp.to_numpy(a)) if func == "to_numpy" else (
+        lambda a: xp.to_device(a, "cpu"))
+    with pytest.raises(OverflowError, match=rf"{func}: argument 'a' holds the Python int "
+                                            rf"{said}, which no integer dtype holds"):
+        call(bad)
+    assert xp.to_numpy(2**64 - 1) == np.uint64(2**64 - 1)
+
+
 def test_backend_by_type_with_keyword_values(fake_cupy):
     from xstride._backends.dispatch import _backend_by_type
 

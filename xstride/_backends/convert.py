@@ -98,6 +98,8 @@ def to_numpy(a) -> np.ndarray:
     TypeError
         ``a`` is not array-like (NumPy would make an object array of it, e.g. None, or
         an array of strings or bytes).
+    OverflowError
+        ``a`` holds a Python int that no integer dtype holds (past int64 and uint64).
     """
     return _host(a, "to_numpy")
 
@@ -118,6 +120,10 @@ def _host(a, func: str) -> np.ndarray:
     # object arrays (None), and strings or bytes (NumPy's str_/bytes_ dtypes, which no
     # backend computes with): not array-like in the namespace's sense
     if out is None or out.dtype.kind in "OUSV":
+        if out is not None:   # a Python int past uint64: its OverflowError, as asarray's
+            from .fill_checks import check_int_items
+
+            check_int_items(func, out, "a")
         raise type_error(func, "a", a, "an array, a number or a sequence of numbers")
     if a.__class__ in SEQUENCES:   # numpy.ma items keep their masks, as in asarray (NumPy's
         return masked_items(a, out)   # made an array of their data alone)
@@ -159,6 +165,8 @@ def to_device(a, backend=None):
         ``backend`` is neither a str nor the device ``a`` is on, or ``a`` is not
         array-like (for ``"dask"`` also an object array or one of elements of 0 bytes,
         which dask cannot chunk).
+    OverflowError
+        ``a`` holds a Python int that no integer dtype holds (past int64 and uint64).
     ValueError
         Unknown backend name.
     RuntimeError

@@ -143,13 +143,14 @@ def int_fill_dtype(fill_value, dtype):
     return dtype
 
 
-def check_int_items(func: str, out) -> None:
-    """``asarray``'s host result ``out``: an array of Python objects made of a Python int
-    no integer dtype holds is refused (other object arrays pass as before)."""
+def check_int_items(func: str, out, arg: str = "obj") -> None:
+    """``asarray``'s (``to_numpy``'s) host result ``out``: an array of Python objects
+    made of a Python int no integer dtype holds is refused, naming ``arg`` (other object
+    arrays pass as before)."""
     if out.dtype == object:
         for v in out.ravel().tolist() if out.ndim else [out[()]]:
             if type(v) is int and not INT_LO <= v <= INT_HI:
-                raise _unheld(func, "obj", v)
+                raise _unheld(func, arg, v)
 
 
 def _numpy(name):
