@@ -303,7 +303,7 @@ def test_ply_without_vertex_and_garbage(tmp_path, capsys):
     ("1,2,3\n4,x,6\n", "line 2: 'x' is not a number"),
     ("a,b,c\n1,2,3\n", "names no x and y columns"),
     ("# nothing\n", "holds no points"),
-    ("1,2,3\nnan,0,0\n", "point 1 has a NaN or infinite coordinate"),
+    ("1,2,3\nnan,0,0\n", "point 2 (line 2) has a NaN or infinite coordinate"),
 ])
 def test_bad_csv(tmp_path, capsys, content, needle):
     path = tmp_path / "bad.csv"

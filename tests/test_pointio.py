@@ -23,7 +23,8 @@ PLY_HEAD = "ply\nformat ascii 1.0\nelement vertex 2\nproperty {t} x\nproperty fl
     ("a.xyz", "1 2 3\n4 5 6 7\n", "line 2 has 4 columns; expected 3"),
     ("s.xyz", "1 2 3\n4 5\n", "line 2 has 2 columns; expected 3"),
     ("e.ply", PLY_HEAD.format(t="float") + "1 2 3 9\n4 5 6\n", "expected end-of-line"),
-    ("o.ply", PLY_HEAD.format(t="uchar") + "300 2 3\n4 5 6\n", "300 out of bounds"),
+    ("o.ply", PLY_HEAD.format(t="uchar") + "300 2 3\n4 5 6\n",
+     "line 8: '300' is out of range for a uchar"),
 ])
 def test_malformed_files_are_refused(tmp_path, name, text, message):
     path = tmp_path / name
@@ -130,18 +131,20 @@ PLY_F4 = "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty fl
 
 
 @pytest.mark.parametrize("name, data, message", [
-    ("big.ply", PLY_F4 + "1 2 3\n4 5 -1e40\n", "vertex 1: -1e+40 is out of range for the float "
-                                               "property 'z'"),
+    # "vertex 1: -1e+40 ...": a vertex counted from 0, and no line
+    ("big.ply", PLY_F4 + "1 2 3\n4 5 -1e40\n", "line 9: '-1e40' is out of range for a float "
+                                               "(element 'vertex', property 'z')"),
     # past float64: the text reader reads inf, and the error named an infinite
     # coordinate ([4.0, 5.0, inf]) that the file does not hold
     ("d400.ply", PLY_F4.replace("float", "double") + "1 2 3\n4 5 1e400\n",
-     "vertex 1: 1e400 is out of range for the double property 'z'"),
+     "line 9: '1e400' is out of range for a double (element 'vertex', property 'z')"),
     ("f999.ply", PLY_F4 + "1 -1e999 3\n4 5 6\n",
-     "vertex 0: -1e999 is out of range for the float property 'y'"),
-    ("inf.ply", PLY_F4 + "1 2 3\n4 -inf 6\n", "point 1 has a NaN or infinite coordinate"),
+     "line 8: '-1e999' is out of range for a float (element 'vertex', property 'y')"),
+    ("inf.ply", PLY_F4 + "1 2 3\n4 -inf 6\n", "point 2 (line 9) has a NaN or infinite "
+                                              "coordinate"),
     ("big2.ply", "ply\nformat ascii 1.0\nelement thing 1\nproperty float a\nelement vertex 1\n"
                  "property float x\nproperty float y\nproperty float z\nend_header\n7\n1e40 2 3\n",
-     "point 0 has a NaN or infinite coordinate"),  # through plyfile: no line to name
+     "point 1 (line 11) has a NaN or infinite coordinate"),  # through plyfile
     ("dup.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float x\n"
                 "property float y\nproperty float z\nend_header\n1 9 2 3\n",
      "PLY vertex element names property 'x' twice"),
@@ -306,7 +309,7 @@ def test_npy_values_past_float64_are_named_not_warned(tmp_path):
         pytest.skip("long double is float64 on this platform")
     pts[1, 2] = np.longdouble("1e400")
     np.save(path, pts)
-    with pytest.raises(PointFileError, match=r"point 1: 1e\+400 is out of the float64 range"):
+    with pytest.raises(PointFileError, match=r"point 2: 1e\+400 is out of the float64 range"):
         read_quietly(path)
 
 
@@ -361,7 +364,7 @@ def test_ply_declaring_more_vertices_than_the_file_holds(tmp_path, fmt, body):
     ("big.xyz", "# c\n1 2 3\n4 1e999 6\n", "line 3: '1e999' is out of the float64 range"),
     ("big.csv", "x,y,z\n\n1,2,-1E400\n", "line 3: '-1E400' is out of the float64 range"),
     ("plain.csv", "1,2,3\n4,5,6\n", None),
-    ("inf.xyz", "1 2 3\ninf 5 6\n", "point 1 has a NaN or infinite coordinate"),
+    ("inf.xyz", "1 2 3\ninf 5 6\n", "point 2 (line 2) has a NaN or infinite coordinate"),
 ])
 def test_text_number_past_float64_is_named(tmp_path, name, data, message):
     """``1e999`` in a text file was "point 1 has a NaN or infinite coordinate ([4.0, inf,
@@ -373,6 +376,40 @@ def test_text_number_past_float64_is_named(tmp_path, name, data, message):
         return
     with pytest.raises(PointFileError, match=re.escape(message)):
         read_points(path)
+
+
+_NAN_ROWS = np.arange(60, dtype=np.float64).reshape(20, 3)
+_NAN_ROWS[17, 1] = np.nan   # the 18th point
+
+
+@pytest.mark.parametrize("name, where", [
+    ("p.npy", "point 18"),
+    ("p.csv", "point 18 (line 20)"),     # a comment, a header
+    ("p.xyz", "point 18 (line 20)"),     # a comment, a blank line
+    ("p.ply", "point 18 (line 30)"),     # 9 header lines, 3 rows of another element
+    ("b.ply", "point 18"),               # binary: no line
+])
+def test_nan_point_is_counted_from_1_with_its_line(tmp_path, name, where):
+    """"point 17 has a NaN ..." named the 18th point (counted from 0) while every line
+    is counted from 1; points are counted from 1 now, with the line of a text file."""
+    path = tmp_path / name
+    rows = [" ".join(repr(v) for v in r) for r in _NAN_ROWS.tolist()]
+    if name == "p.npy":
+        np.save(path, _NAN_ROWS)
+    elif name == "p.csv":
+        path.write_text("# scan\nx,y,z\n" + "\n".join(r.replace(" ", ",") for r in rows))
+    elif name == "p.xyz":
+        path.write_text("# scan\n\n" + "\n".join(rows) + "\n")
+    else:
+        fmt = "ascii" if name == "p.ply" else "binary_little_endian"
+        head = (f"ply\nformat {fmt} 1.0\nelement t 3\nproperty float a\nelement vertex 20\n"
+                "property double x\nproperty double y\nproperty double z\nend_header\n")
+        body = ("1\n2\n3\n" + "\n".join(rows) + "\n").encode() if fmt == "ascii" else \
+            np.zeros(3, "<f4").tobytes() + _NAN_ROWS.astype("<f8").tobytes()
+        path.write_bytes(head.encode() + body)
+    with pytest.raises(PointFileError, match=re.escape(
+            f"{path}: {where} has a NaN or infinite coordinate ([51.0, nan, 53.0])")):
+        read_quietly(path)
 
 
 @pytest.mark.parametrize("name", ["a" * 300 + ".xyz", "a" * 300 + "/x.ply"])

@@ -110,10 +110,10 @@ def test_ply_line_ends_after_the_rows_are_no_rows(tmp_path, fmt, tail):
 
 
 @pytest.mark.parametrize("row, message", [
-    ("1e3 2 3 0", "row 0: property 'x': malformed input"),
-    ("4.0 2 3 0", "row 0: property 'x': malformed input"),
-    ("1 2 3 300", "300 out of bounds for uint8"),
-    ("1 2 3 2.5", "row 0: property 'red': malformed input"),
+    ("1e3 2 3 0", "'1e3' is not an int (element 'vertex', property 'x')"),
+    ("4.0 2 3 0", "'4.0' is not an int (element 'vertex', property 'x')"),
+    ("1 2 3 300", "'300' is out of range for a uchar (element 'vertex', property 'red')"),
+    ("1 2 3 2.5", "'2.5' is not a uchar (element 'vertex', property 'red')"),
 ])
 @pytest.mark.parametrize("first", ["", "element t 1\nproperty float a\n"])
 def test_ascii_ply_integer_token_plyfile_refuses_is_refused_on_every_route(tmp_path, row,
@@ -126,7 +126,8 @@ def test_ascii_ply_integer_token_plyfile_refuses_is_refused_on_every_route(tmp_p
     path.write_text(f"ply\nformat ascii 1.0\n{first}element vertex 1\nproperty int x\n"
                     "property float y\nproperty float z\nproperty uchar red\nend_header\n"
                     + body)
-    with pytest.raises(PointFileError, match=re.escape(message)):
+    line = 12 if first else 9
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: line {line}: {message}") + "$"):
         read_quietly(path)
 
 
@@ -147,22 +148,32 @@ def test_ply_other_element_naming_a_property_twice_is_refused(tmp_path, fmt):
 _V3 = "0 0 0\n1 0 0\n0 1 0\n"
 
 
+_FACES = "(element 'face', property 'vertex_indices'"
+
+
 @pytest.mark.parametrize("extra, faces, message", [
-    ("", "3 0 1\n3 0 2 1\n", "element 'face': row 0: property 'vertex_indices': early end-of-line"),
-    ("", "3 0 1 2\n3 0 2 1 2\n", "element 'face': row 1: expected end-of-line"),
-    ("", "3 0 x 2\n3 0 2 1\n", "element 'face': row 0: property 'vertex_indices': malformed input"),
-    ("", "3 0 1.5 2\n3 0 2 1\n", "property 'vertex_indices': malformed input"),
-    ("", "300 0 1 2\n3 0 2 1\n", "300 out of bounds for uint8"),
-    ("", "3 0 1 2\n4 0 1 2 99999999999\n", "property 'vertex_indices': malformed input"),
-    ("property uchar flag\n", "3 0 1 2 7\n3 0 2 1\n", "row 1: property 'flag': early end-of-line"),
-    ("property uchar flag\n", "3 0 1 2 700\n3 0 2 1 1\n", "700 out of bounds for uint8"),
+    ("", "3 0 1\n3 0 2 1\n", "not a valid PLY file (element 'face': row 1 (line 13): "
+                              "property 'vertex_indices': early end-of-line)"),
+    ("", "3 0 1 2\n3 0 2 1 2\n", "not a valid PLY file (element 'face': row 2 (line 14): "
+                                  "expected end-of-line)"),
+    ("", "3 0 x 2\n3 0 2 1\n", "line 13: 'x' is not a number"),
+    ("", "3 0 1.5 2\n3 0 2 1\n", f"line 13: '1.5' is not an int {_FACES})"),
+    ("", "300 0 1 2\n3 0 2 1\n", f"line 13: '300' is out of range for a uchar {_FACES}, "
+                                  "the list's length)"),
+    ("", "3 0 1 2\n4 0 1 2 99999999999\n", f"line 14: '99999999999' is out of range for an "
+                                            f"int {_FACES})"),
+    ("property uchar flag\n", "3 0 1 2 7\n3 0 2 1\n", "not a valid PLY file (element 'face': "
+     "row 2 (line 15): property 'flag': early end-of-line)"),
+    ("property uchar flag\n", "3 0 1 2 700\n3 0 2 1 1\n", "line 14: '700' is out of range "
+     "for a uchar (element 'face', property 'flag')"),
 ])
 @pytest.mark.parametrize("route", ["fast", "plyfile"])
 def test_ascii_ply_rows_after_the_vertices_are_checked(tmp_path, monkeypatch, extra, faces,
                                                        message, route):
     """The fast ASCII reader (vertex first) read the vertices of a file whose face rows
     were too short, too long or held a bad token, all of which plyfile refuses; both
-    routes now give plyfile's error, naming the element, row and property."""
+    routes now give the same error: a bad token with its line, else plyfile's words with
+    the row counted from 1 and its line (plyfile's "row 0" was the first)."""
     from xstride._cli import plyio
 
     if route == "plyfile":
@@ -171,36 +182,36 @@ def test_ascii_ply_rows_after_the_vertices_are_checked(tmp_path, monkeypatch, ex
     path.write_text(PLY_FACE.replace("property float confidence\n", "").replace(
         "element face 1", "element face 2").replace("end_header", extra + "end_header")
         + _V3 + faces)
-    with pytest.raises(PointFileError, match=re.escape(f"{path}: not a valid PLY file (")
-                       + ".*" + re.escape(message)) as info:
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: {message}") + "$") as info:
         read_quietly(path)
     assert "\n" not in str(info.value)
 
 
 @pytest.mark.parametrize("props, rows, message", [
     ("property uchar x\nproperty float y\nproperty float z\n", "0 0 0\n300 0 0\n",
-     "element 'vertex': row 1: property 'x': 300 out of bounds for uint8"),
+     "line 9: '300' is out of range for a uchar (element 'vertex', property 'x')"),
     ("property float x\nproperty float y\nproperty int z\n", "0 0 99999999999999999999\n1 1 1\n",
-     "element 'vertex': row 0: property 'z': 99999999999999999999 out of bounds for int32"),
+     "line 8: '99999999999999999999' is out of range for an int (element 'vertex', "
+     "property 'z')"),
     ("property float x\nproperty float y\nproperty float z\nproperty short s\n",
      "0 0 0 1\n1 1 1 -40000\n",
-     "element 'vertex': row 1: property 's': -40000 out of bounds for int16"),
+     "line 10: '-40000' is out of range for a short (element 'vertex', property 's')"),
 ])
 @pytest.mark.parametrize("route", ["fast", "plyfile"])
-def test_ascii_ply_integer_past_its_type_names_element_row_and_property(tmp_path, monkeypatch,
-                                                                        props, rows, message,
-                                                                        route):
+def test_ascii_ply_integer_past_its_type_names_line_element_and_property(tmp_path, monkeypatch,
+                                                                         props, rows, message,
+                                                                         route):
     """An integer token its property's type cannot hold was plyfile's bare NumPy error,
     "OverflowError: Python int too large to convert to C long" (or "... 300 out of bounds
-    for uint8"): no element, row or property. Both routes now name them."""
+    for uint8"): no element, row or property. Both routes now name the line, the token,
+    the type, the element and the property (it said "row 0" for the first row)."""
     from xstride._cli import plyio
 
     if route == "plyfile":
         monkeypatch.setattr(plyio, "_ascii_ply_vertices", lambda p: None)
     path = tmp_path / "big.ply"
     path.write_text(f"ply\nformat ascii 1.0\nelement vertex 2\n{props}end_header\n{rows}")
-    with pytest.raises(PointFileError, match=re.escape(f"{path}: not a valid PLY file "
-                                                       f"({message})") + "$"):
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: {message}") + "$"):
         read_quietly(path)
 
 
@@ -262,8 +273,8 @@ def test_ascii_ply_list_length_past_its_type_is_named(tmp_path):
     path = tmp_path / "f.ply"
     path.write_text(PLY_FACE.replace("property float confidence\n", "") + _V3 + "300 0 1 2\n")
     with pytest.raises(PointFileError, match=re.escape(
-            "(element 'face': row 0: property 'vertex_indices': 300 out of bounds for uint8 "
-            "(the list's length))")):
+            f"{path}: line 13: '300' is out of range for a uchar (element 'face', property "
+            "'vertex_indices', the list's length)") + "$"):
         read_quietly(path)
 
 
@@ -323,3 +334,62 @@ def test_ply_property_line_without_a_name_is_named_not_cut_short(tmp_path):
     with pytest.raises(PointFileError, match=r"not a valid PLY file") as info:
         read_points(p)
     assert "cut short" not in str(info.value)
+
+
+@pytest.mark.parametrize("row, message", [
+    ("1 abc 3", "line 10: 'abc' is not a number"),
+    ("0x1 2 3", "line 10: '0x1' is not a number"),
+    ("1 2 1,5", "line 10: '1,5' is not a number"),
+    ("1 1e 3", "line 10: '1e' is not a number"),
+    ("1 2 3 4.5", "line 10: '4.5' is not an int (element 'vertex', property 'i')"),
+    ("1 2 3 inf", "line 10: 'inf' is not an int (element 'vertex', property 'i')"),
+])
+@pytest.mark.parametrize("route", ["fast", "plyfile"])
+def test_ascii_ply_bad_token_names_its_line_and_token(tmp_path, monkeypatch, row, message,
+                                                      route):
+    """plyfile's "element 'vertex': row 1: property 'y': malformed input" named neither
+    the line nor the token, and counted its rows from 0, while docs/demo.md promised
+    both, as for a text file ("line N: 'abc' is not a number")."""
+    from xstride._cli import plyio
+
+    if route == "plyfile":
+        monkeypatch.setattr(plyio, "_ascii_ply_vertices", lambda p: None)
+    path = tmp_path / "t.ply"
+    path.write_text(_ply_header("ascii", 2).replace("end_header", "property int i\nend_header")
+                    + "0 0 0 0\n" + row + ("\n" if len(row.split()) == 4 else " 0\n"))
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: {message}") + "$"):
+        read_quietly(path)
+
+
+@pytest.mark.parametrize("faces, message", [
+    ("3 0 1 2\n3 0 x 2\n", "line 14: 'x' is not a number"),
+    ("3 0 1 2\n3 0 1.5 2\n", "line 14: '1.5' is not an int (element 'face', property 'v')"),
+    ("1.5 0\n3 0 1 2\n", "line 13: '1.5' is not an int (element 'face', property 'v', the "
+                         "list's length)"),
+    ("-1 0\n3 0 1 2\n", "line 13: '-1' is negative (element 'face', property 'v', the "
+                        "list's length)"),
+])
+def test_ascii_ply_bad_token_of_a_list_names_its_line_and_token(tmp_path, faces, message):
+    """A list's length, then that many items: the token of the property plyfile found
+    malformed, named with its line (an ``int`` length here: plyfile refuses ``-1``)."""
+    path = tmp_path / "f.ply"
+    path.write_text(_ply_header("ascii", 3, 2).replace("list uchar int vertex_indices",
+                                                       "list int int v") + _V3 + faces)
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: {message}") + "$"):
+        read_quietly(path)
+
+
+def test_ascii_ply_bad_token_not_found_keeps_plyfile_words(tmp_path, monkeypatch):
+    """Where the walk to the token fails, plyfile's words, the row counted from 1."""
+    from xstride._cli import plyio
+
+    def fails(*args):
+        raise ValueError("no walk")
+
+    monkeypatch.setattr(plyio, "_row_at", fails)
+    path = tmp_path / "t.ply"
+    path.write_text(_ply_header("ascii", 2) + "0 0 0\n1 abc 3\n")
+    with pytest.raises(PointFileError, match=re.escape(
+            f"{path}: not a valid PLY file (element 'vertex': row 2: property 'y': "
+            "malformed input)") + "$"):
+        read_quietly(path)

@@ -10,13 +10,44 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["plain", "option"]
+__all__ = ["plain", "is_number", "problem", "option"]
 
 
 def plain(text: str) -> bool:
     """Whether ``text`` holds none of what Python's ``int``/``float`` take beyond
     NumPy's text reader: no ``_`` and no character outside ASCII."""
     return text.isascii() and "_" not in text
+
+
+def is_number(token: str) -> bool:
+    """Whether ``token`` is a number as the point files write them: :func:`plain`, and
+    read by ``float`` (``1.5``, ``-2e-3``, ``nan``, ``inf``; not ``0x1``, ``1,5``, ``1e``)."""
+    if not plain(token):
+        return False
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def problem(token: str, dtype, name: str) -> str | None:
+    """What is wrong with ``token`` as a value of the NumPy type ``dtype`` (a PLY
+    property's type, called ``name``), or ``None``: ``"is not a number"`` (see
+    :func:`is_number`), ``"is not an int"`` (``1.5``, ``1e3``, ``inf`` for an integer
+    type) or ``"is out of range for a uchar"``. A float type takes every number."""
+    if not is_number(token):
+        return "is not a number"
+    if dtype.kind == "f":
+        return None
+    article = "an" if name.startswith("i") else "a"
+    try:
+        value = int(token)
+    except ValueError:
+        return f"is not {article} {name}"
+    bits = 8 * dtype.itemsize - (dtype.kind == "i")
+    low = -(2**bits) if dtype.kind == "i" else 0
+    return None if low <= value < 2**bits else f"is out of range for {article} {name}"
 
 
 def option(kind):

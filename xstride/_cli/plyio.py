@@ -4,9 +4,8 @@ ASCII or binary PLY through ``plyfile`` (the ``demo`` extra): the ``x``, ``y``, 
 properties of the ``vertex`` element, after a fast path for the common ASCII layout
 (NumPy's C text reader), which also checks the rows of the elements after the
 vertices, leaving a file that fails the check to plyfile. A body holding more rows than
-the header declares (plyfile
-reads the declared rows and stops) or fewer is refused, naming the declared rows and
-what the body holds. Every problem a user can cause raises
+the header declares (plyfile reads the declared rows and stops) or fewer is refused,
+naming the declared rows and what the body holds. Every problem a user can cause raises
 :class:`~xstride._cli.pointfile_error.PointFileError` with one readable line.
 """
 
@@ -21,9 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .pointfile_error import PointFileError, one_line as _one_line
+from .numbers import problem as _problem
+from .pointfile_error import PointFileError, one_line as _one_line, token_error
 
-__all__ = ["read_ply"]
+__all__ = ["read_ply", "vertex_line"]
 
 _PLY_SCALARS = {
     "char": "i1", "int8": "i1", "uchar": "u1", "uint8": "u1",
@@ -46,26 +46,21 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 
 def _has_blank_line(body: bytes) -> bool:
     """Whether a line of ``body`` holds nothing but spaces, tabs and carriage returns.
-
-    Two patterns, the first line and every line after a newline: one pattern that
-    starts with ``(?:^|\n)`` tries every position of the text (0.065 s of the 0.11 s
-    read of the bunny's 2.9 MB, development CPU); one that starts with a newline is
-    searched for that byte first (0.006 s).
-    """
+    Two patterns, the first line and every line after a newline: one starting with
+    ``(?:^|\n)`` tries every position (0.065 s of the bunny's 0.11 s read, development
+    CPU); one starting with a newline is searched for that byte first (0.006 s)."""
     return _BLANK_FIRST.match(body) is not None or _BLANK_AFTER.search(body) is not None
 
 
 def _ascii_ply_vertices(p: Path):
     """Fast path for the common ASCII PLY: vertex first, scalar properties, x/y/z present.
-
     NumPy's C text reader takes the x/y/z columns of the vertex lines (plyfile's ASCII
     reader is ~50x slower, mostly on the face lists that follow). Values are rounded
     to the declared property type, as plyfile does. Returns ``None`` for anything
     else (binary, other layouts, format versions other than 1.0, a blank line among the
     rows, fewer rows than the header's elements declare), which then goes through
     plyfile: it reports what is wrong (a file cut short would otherwise give the rows
-    of the next element as points). More lines than rows: :class:`PointFileError`.
-    """
+    of the next element as points). More lines than rows: :class:`PointFileError`."""
     try:
         with open(p, "rb") as fh:
             if fh.readline().rstrip(b"\r\n") != b"ply":
@@ -145,7 +140,7 @@ def _ascii_ply_vertices(p: Path):
     arr = rows[:, columns]
     infinite = np.flatnonzero(np.isinf(arr).any(axis=1))
     if infinite.size:   # a number past float64 (1e400) reads as inf: name it
-        _name_past_float64(p, header_lines, int(infinite[0]), columns, props)
+        _past_range(p, header_lines, int(infinite[0]), columns, props)
     for j, c in enumerate(columns):
         dt = np.dtype(_PLY_SCALARS[props[c][0]])
         if dt.kind in "iu":
@@ -156,10 +151,8 @@ def _ascii_ply_vertices(p: Path):
         with np.errstate(over="ignore"):
             cast = arr[:, j].astype(dt)
         past = np.flatnonzero(np.isinf(cast) & np.isfinite(arr[:, j]))
-        if past.size:
-            row = int(past[0])
-            raise PointFileError(f"{p}: vertex {row}: {float(arr[row, j])!r} is out of range "
-                                 f"for the {props[c][0]} property {props[c][1]!r}")
+        if past.size:   # 1e40 for a float
+            _past_range(p, header_lines, int(past[0]), columns, props)
         arr[:, j] = cast
     return np.ascontiguousarray(arr)
 
@@ -169,9 +162,7 @@ def _later_rows_ok(body: bytes, elements) -> bool:
     properties declare, checked as plyfile would read them: one token per scalar, a
     list's count then that many items, each token a number of its declared type
     (integers in range, no ``1.5`` or ``1e3`` for one). False for anything else, which
-    then goes through plyfile, whose error names the element, row and property; the
-    fast path used to read the vertices of such a file without a word.
-
+    then goes through plyfile (:func:`_element_error` names the line and the token).
     ``body`` is the rows of every element, one a line (blank lines and lone carriage
     returns already sent to plyfile), its line count that of the header. Vectorised:
     the tokens of each line counted over the bytes, then NumPy's text reader on the
@@ -258,25 +249,23 @@ def _refuse_separators(p: Path, body: bytes, first_line: int) -> None:
     start = max(body.rfind(blank, 0, at) for blank in _BLANKS) + 1
     end = min((i for i in (body.find(blank, at) for blank in _BLANKS) if i >= 0),
               default=len(body))
-    token = body[start:end].decode("ascii", "backslashreplace")
-    line = first_line + body.count(b"\n", 0, at)
-    raise PointFileError(f"{p}: line {line}: {token!r} is not a number")
+    raise token_error(p, first_line + body.count(b"\n", 0, at),
+                      body[start:end].decode("ascii", "backslashreplace"), "is not a number")
 
 
-def _name_past_float64(p: Path, header_lines: int, row: int, columns, props) -> None:
-    """Row ``row`` of an ASCII PLY read as an infinite coordinate: a token that is a
-    number past the float64 range (``1e400``, which the text reader reads as inf) is a
-    :class:`PointFileError` naming the vertex, the token and the property, not "an
-    infinite coordinate" the file does not hold. A real ``inf`` token is left to
-    ``read_points``."""
+def _past_range(p: Path, header_lines: int, row: int, columns, props) -> None:
+    """A number past its float property's range in the vertex ``row`` of an ASCII PLY
+    (``1e400`` for a double, which the text reader reads as inf; ``1e40`` for a float):
+    :class:`PointFileError` naming the line, token and property (``inf``: read_points)."""
     with open(p, encoding="ascii") as fh:
-        line = next(itertools.islice(fh, header_lines + row, None))
-    tokens = line.split()
+        tokens = next(itertools.islice(fh, header_lines + row, None)).split()
     for c in columns:
-        token = tokens[c]
-        if np.isinf(float(token)) and "inf" not in token.lower():
-            raise PointFileError(f"{p}: vertex {row}: {token} is out of range for the "
-                                 f"{props[c][0]} property {props[c][1]!r}")
+        dt, token = np.dtype(_PLY_SCALARS[props[c][0]]), tokens[c]
+        with np.errstate(over="ignore"):
+            past = dt.kind == "f" and np.isinf(dt.type(float(token)))
+        if past and "inf" not in token.lower():
+            raise token_error(p, header_lines + row + 1, token, f"is out of range for a "
+                              f"{props[c][0]}", f"element 'vertex', property {props[c][1]!r}")
 
 
 def _declared(elements) -> str:
@@ -304,12 +293,10 @@ def _ply_rows_fit(p: Path) -> tuple[str, int] | None:
     declaring 10**11 vertices would be a MemoryError ("not enough memory"), not a
     message about the file. A lower bound only: an ASCII row takes at least two bytes
     per property (a digit and a blank or newline), a binary row the sizes of its
-    scalars and list counts. A header that cannot be parsed here, or whose format plyfile
-    does not read (``binary_middle_endian``, version 2.0), is plyfile's to report.
-
-    Returns ``(format, offset of the data)`` (format ``"ascii"``,
-    ``"binary_little_endian"``, ...), or ``None`` for a header that is plyfile's to report.
-    """
+    scalars and list counts. Returns ``(format, offset of the data)`` (format
+    ``"ascii"``, ``"binary_little_endian"``, ...), or ``None`` for a header that is
+    plyfile's to report: one not parsed here, or of a format plyfile does not read
+    (``binary_middle_endian``, version 2.0)."""
     try:
         with open(p, "rb") as fh:
             if fh.readline().strip() != b"ply":
@@ -361,10 +348,8 @@ def _read_whole(p: Path, header, plyfile):
     file is read through a text stream (as plyfile reads it), which is then read on for
     lines that hold anything; a binary one through its own stream, whose position is then
     the end of the declared rows. Blanks and line ends after the data are allowed.
-
     ``header``: ``(format, offset of the data)`` from :func:`_ply_rows_fit`, or ``None``
-    (then plyfile reads the file alone, and reports what is wrong with its header).
-    """
+    (then plyfile reads the file alone, and reports what is wrong with its header)."""
     if header is None:
         return plyfile.PlyData.read(str(p))
     fmt, start = header
@@ -397,13 +382,12 @@ def _read_whole(p: Path, header, plyfile):
 
 def _non_ascii_byte(p: Path) -> str | None:
     """Where a PLY file holds a byte that is not ASCII in text plyfile decodes as ASCII
-    (its UnicodeDecodeError names a position in a chunk of text it does not name): a
-    UTF-8 byte-order mark before ``ply`` (an editor's, which shows the line as ``ply``);
-    a file that does not begin with the line ``ply`` is no PLY file (random bytes,
-    another format); else the header line, or the line of an ASCII body, holding the
-    byte; or, in a binary file, the ``end_header`` line that plyfile did not take as the
-    header's end (it must be that word alone, ended as line 1 is), so that it read the
-    binary data as header lines. ``None`` where none is found."""
+    (its UnicodeDecodeError names a position in a chunk it does not name): a UTF-8
+    byte-order mark before ``ply`` (an editor's, which shows the line as ``ply``); no
+    line ``ply`` first (random bytes, another format); the header line, or the line of an
+    ASCII body, holding the byte; or, in a binary file, the ``end_header`` line plyfile
+    did not take as the header's end (it must be that word alone, ended as line 1 is),
+    so that it read the binary data as header lines. ``None`` where none is found."""
     with open(p, "rb") as fh:
         first = fh.readline()
         if first.startswith(_UTF8_BOM) and first[len(_UTF8_BOM):].rstrip(b"\r\n") == b"ply":
@@ -455,51 +439,111 @@ def _header_problem(p: Path) -> str | None:
     return None
 
 
-def _integer_past_its_type(p: Path) -> str | None:
-    """Where an ASCII PLY holds an integer token its property's type cannot hold: plyfile
-    raises NumPy's bare ``OverflowError`` for it ("Python integer 300 out of bounds for
-    uint8", "Python int too large to convert to C long"), which names no element, row or
-    property. Rows are lines, as plyfile reads them. ``None`` where the walk finds none
-    (then the caller shows the error as it came)."""
-    def past(token: str, kind: str) -> bool:
-        dt = np.dtype(_PLY_SCALARS[kind])
-        if dt.kind not in "iu":
-            return False
-        info = np.iinfo(dt)
-        return not info.min <= int(token) <= info.max
+def _layout(fh):
+    """``(format, header lines, elements)`` of the PLY header read from the text stream
+    ``fh``, left at the body's first line; an element is ``(name, count, properties)``,
+    a property the words after ``property``."""
+    fmt, elements = None, []
+    for number, line in enumerate(fh, start=1):
+        parts = line.split()
+        if parts[:1] == ["format"]:
+            fmt = parts[1]
+        elif parts[:1] == ["element"]:
+            elements.append((parts[1], int(parts[2]), []))
+        elif parts[:1] == ["property"] and elements:
+            elements[-1][2].append(parts[1:])
+        elif parts[:1] == ["end_header"]:
+            return fmt, number, elements
+    raise ValueError("no end_header")
 
+
+def _row_tokens(props, line: str):
+    """``(token, type, property, what)`` of one ASCII row as plyfile reads it: a token
+    per scalar property, a list's length (``what``: ``", the list's length"``) then that
+    many items. Ends where the row does or a list's length is not an integer."""
+    tokens = iter(line.split())
+    for pr, token in zip(props, tokens):
+        if pr[0] != "list":
+            yield token, pr[0], pr[-1], ""
+            continue
+        yield token, pr[1], pr[-1], ", the list's length"
+        items = int(token) if re.fullmatch(r"[+-]?[0-9]+", token) else 0
+        for item in itertools.islice(tokens, max(items, 0)):
+            yield item, pr[2], pr[-1], ""
+
+
+def _bad_token(p: Path, line: int, token: str, kind: str, element: str, prop: str,
+               what: str = ""):
+    """:func:`~.pointfile_error.token_error` for a token of an ASCII PLY row that is no
+    value of its type ``kind`` (:func:`~.numbers.problem`, or a negative list length),
+    naming the element and property where it is a number; else ``None``."""
+    problem = _problem(token, np.dtype(_PLY_SCALARS[kind]), kind)
+    if problem is None and what and int(token) < 0:
+        problem = "is negative"   # a list's length; plyfile's islice refuses it
+    where = f"element {element!r}, property {prop!r}{what}"
+    return None if problem is None else token_error(
+        p, line, token, problem, "" if problem == "is not a number" else where)
+
+
+def _integer_past_its_type(p: Path) -> PointFileError | None:
+    """The first integer token of an ASCII PLY its property's type cannot hold (plyfile's
+    bare ``OverflowError``, "Python integer 300 out of bounds for uint8", names no line,
+    element or property), or ``None`` (the caller shows the error as it came)."""
     try:
         with open(p, encoding="ascii") as fh:
-            lines = iter(fh)
-            elements = []
-            for line in lines:
-                parts = line.split()
-                if parts[:1] == ["element"]:
-                    elements.append((parts[1], int(parts[2]), []))
-                elif parts[:1] == ["property"] and elements:
-                    elements[-1][2].append(parts[1:])
-                elif parts[:1] == ["end_header"]:
-                    break
+            _, line, elements = _layout(fh)
             for name, count, props in elements:
-                for row in range(count):
-                    tokens = iter(next(lines).split())
-                    for pr in props:
-                        if pr[0] != "list":
-                            checks = [(next(tokens), pr[0], "")]
-                        else:   # its length, then that many items
-                            length = next(tokens)
-                            checks = [(length, pr[1], " (the list's length)")]
-                            if not past(length, pr[1]):
-                                checks += [(next(tokens), pr[2], "")
-                                           for _ in range(int(length))]
-                        for token, kind, what in checks:
-                            if past(token, kind):
-                                return (f"element {name!r}: row {row}: property {pr[-1]!r}: "
-                                        f"{token} out of bounds for "
-                                        f"{np.dtype(_PLY_SCALARS[kind])}{what}")
+                for _ in range(count):
+                    line += 1
+                    for token, kind, prop, what in _row_tokens(props, next(fh)):
+                        if "out of range" in (_problem(token, np.dtype(_PLY_SCALARS[kind]),
+                                                       kind) or ""):
+                            return _bad_token(p, line, token, kind, name, prop, what)
     except (ValueError, IndexError, KeyError, StopIteration, UnicodeDecodeError, OSError):
         return None
     return None
+
+
+def _row_at(p: Path, element: str, row: int):
+    """``(line, text, properties)`` of the row ``row`` (from 0) of ``element`` in an
+    ASCII PLY file, whose rows are lines; ``None`` in a binary one."""
+    with open(p, encoding="ascii", errors="replace") as fh:
+        fmt, line, elements = _layout(fh)
+        index = [e[0] for e in elements].index(element)
+        before = sum(c for _, c, _ in elements[:index])
+        if fmt != "ascii":
+            return None
+        text = next(itertools.islice(fh, before + row, None), "")
+        return line + before + row + 1, text, elements[index][2]
+
+
+def _element_error(p: Path, exc) -> PointFileError:
+    """plyfile's ``PlyElementParseError`` (``element 'face': row 0: property 'v': early
+    end-of-line``), its row counted from 1 as lines and points are, with its line in an
+    ASCII file; "malformed input" there names the line and token (:func:`_bad_token`)."""
+    elt, row, prop = exc.element, exc.row, exc.prop
+    at = "" if row is None else f"row {row + 1}: "
+    try:
+        line, text, props = _row_at(p, elt.name, row) or (None, "", [])
+        at = f"row {row + 1} (line {line}): " if line else at
+        for token, kind, name, what in (_row_tokens(props, text)
+                                        if exc.message == "malformed input" else ()):
+            bad = name == prop.name and _bad_token(p, line, token, kind, elt.name, name, what)
+            if bad:
+                return bad
+    except (ValueError, IndexError, KeyError, AttributeError, TypeError, OSError):
+        pass
+    words = (f"element {elt.name!r}: " if elt is not None else "") + at + \
+        (f"property {prop.name!r}: " if prop is not None else "") + exc.message
+    return PointFileError(f"{p}: not a valid PLY file ({words})")
+
+
+def vertex_line(p: Path, row: int) -> int | None:
+    """The line of the vertex ``row`` (from 0) of an ASCII PLY file, else ``None``."""
+    try:
+        return (_row_at(p, "vertex", row) or (None,))[0]
+    except (ValueError, IndexError, OSError):
+        return None
 
 
 def read_ply(p: Path) -> np.ndarray:
@@ -528,13 +572,14 @@ def read_ply(p: Path) -> np.ndarray:
             raise PointFileError(f"{p}: not a valid PLY file (cut short: the header declares "
                                  f"{_declared([(elt.name, elt.count)])}, but the data end "
                                  f"after {exc.row:,} of them)") from None
-        raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
+        raise _element_error(p, exc) from None
     except (plyfile.PlyParseError, plyfile.PlyHeaderParseError) as exc:
         where = _header_problem(p) if isinstance(exc, plyfile.PlyHeaderParseError) else None
         raise PointFileError(f"{p}: not a valid PLY file ({where or _one_line(exc)})") from None
     except (ValueError, IndexError, EOFError, UnicodeDecodeError, OverflowError) as exc:
-        where = (_integer_past_its_type(p) if isinstance(exc, OverflowError) else
-                 _non_ascii_byte(p) if isinstance(exc, UnicodeDecodeError) else None)
+        if isinstance(exc, OverflowError) and (past := _integer_past_its_type(p)):
+            raise past from None
+        where = _non_ascii_byte(p) if isinstance(exc, UnicodeDecodeError) else None
         raise PointFileError(f"{p}: not a valid PLY file ("
                              f"{where or f'{type(exc).__name__}: {_one_line(exc)}'})") from None
     names = [e.name for e in data.elements]

@@ -27,15 +27,16 @@ the file and the row.
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from .numbers import plain as _plain
-from .plyio import read_ply as _read_ply
-from .pointfile_error import PointFileError, one_line as _one_line
+from .numbers import is_number as _is_number
+from .plyio import read_ply as _read_ply, vertex_line as _vertex_line
+from .pointfile_error import PointFileError, one_line as _one_line, token_error
 
 __all__ = ["PointFileError", "FORMATS", "read_points"]
 
@@ -100,6 +101,22 @@ def read_points(path) -> np.ndarray:
     return _finish(p, pts)
 
 
+def _point(p: Path, pts: np.ndarray, row: int) -> str:
+    """``point 18 (line 20)``: the row ``row`` (from 0) of the points read from ``p``,
+    counted from 1 as lines are, with its line in a text file (``.csv``, ``.xyz``, an
+    ASCII ``.ply``) where it can be found (a :class:`PointFileError` message)."""
+    line = None
+    try:
+        if p.suffix.lower() == ".ply":
+            line = _vertex_line(p, row)
+        elif p.suffix.lower() in (".csv", ".xyz"):   # the data lines, a CSV header first
+            data = sum(1 for _ in _data_lines(p))
+            line = next(itertools.islice(_data_lines(p), data - len(pts) + row, None))[0]
+    except (OSError, ValueError, StopIteration):
+        line = None
+    return f"point {row + 1}" + ("" if line is None else f" (line {line})")
+
+
 def _finish(p: Path, pts: np.ndarray) -> np.ndarray:
     if pts.ndim != 2 or pts.shape[1] not in (2, 3):
         raise PointFileError(f"{p}: expected points of shape (n, 2) or (n, 3); got {pts.shape}")
@@ -113,8 +130,9 @@ def _finish(p: Path, pts: np.ndarray) -> np.ndarray:
         row = int(np.flatnonzero(~ok)[0])
         for value, was in zip(pts[row], np.asarray(source[row])):
             if not np.isfinite(value) and np.isfinite(was):
-                raise PointFileError(f"{p}: point {row}: {str(was)} is out of the float64 range")
-        raise PointFileError(f"{p}: point {row} has a NaN or infinite coordinate "
+                raise PointFileError(f"{p}: {_point(p, pts, row)}: {str(was)} is out of the "
+                                     "float64 range")
+        raise PointFileError(f"{p}: {_point(p, pts, row)} has a NaN or infinite coordinate "
                              f"({pts[row].tolist()})")
     return pts
 
@@ -199,17 +217,6 @@ def _data_lines(p: Path):
                 yield number, text
 
 
-def _is_number(token: str) -> bool:
-    """A decimal number as NumPy's text reader takes it (no ``_`` nor non-ASCII digits)."""
-    if not _plain(token):
-        return False
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
-
-
 def _columns(n: int) -> str:
     return f"{n} column{'' if n == 1 else 's'}"
 
@@ -278,7 +285,7 @@ def _line_error(p, fmt, number, text, ncols, columns, like):
         if tokens[c] == "" and fmt.empty_error is not None:
             return fmt.empty_error(p, number, tokens, c)
         if not _is_number(tokens[c]):
-            return PointFileError(f"{p}: line {number}: {tokens[c]!r} is not a number")
+            return token_error(p, number, tokens[c], "is not a number")
     return None
 
 
@@ -405,6 +412,5 @@ def _name_overflow(p: Path, fmt, skip: int, columns, arr: np.ndarray) -> None:
                 token = fmt.split(text)[c]
                 if not np.isfinite(float(token)) and not any(
                         w in token.lower() for w in ("inf", "nan")):
-                    raise PointFileError(f"{p}: line {number}: {token!r} is out of the "
-                                         "float64 range")
+                    raise token_error(p, number, token, "is out of the float64 range")
             return
