@@ -267,6 +267,14 @@ def test_missing_file(tmp_path, capsys):
     assert "no such file" in user_error(capsys, "--points", str(tmp_path / "absent.ply"))
 
 
+@pytest.mark.parametrize("name", [".npy", "absent.las"])
+def test_missing_file_is_missing_before_its_extension_is_looked_at(tmp_path, capsys, name):
+    """A missing file named ``.npy`` (which Python gives no extension) was "unknown
+    point-file extension '(none)'"; a missing file is said to be missing first."""
+    assert user_error(capsys, "--points", str(tmp_path / name)) == (
+        f"xstride demo: error: {tmp_path / name}: no such file")
+
+
 def test_unknown_extension(tmp_path, capsys):
     path = tmp_path / "points.las"
     path.write_text("1 2 3\n")
@@ -340,9 +348,18 @@ def test_empty_npy_is_one_line(tmp_path, capsys):
     ([[0, 0], [5e-324, 1]], "on axis x (0 to 4.94e-324): too small for 2**10 cells"),
 ])
 def test_extent_out_of_float64_range_is_one_line(tmp_path, capsys, pts, needle):
+    """The box's errors name the file, as every other error of a point file does (they
+    began "the points span ...")."""
     path = tmp_path / "extent.npy"
     np.save(path, np.array(pts, dtype=np.float64))
+    assert user_error(capsys, "--points", str(path)).startswith(
+        f"xstride demo: error: {path}: the points span ")
     assert needle in user_error(capsys, "--points", str(path))
+
+
+def test_extent_error_of_generated_points_names_no_file():
+    with pytest.raises(_demo.DemoError, match="^the points span only 1e-320 on axis y"):
+        _demo._morton_box(np.array([0.0, 0.0, 0.0]), np.array([1.0, 1e-320, 1.0]), 10)
 
 
 def test_flat_axis_far_from_zero_still_runs(tmp_path, capsys, cloud):

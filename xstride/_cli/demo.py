@@ -19,6 +19,7 @@ import json
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -273,7 +274,12 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         return lo, hi
 
     lower, upper = stages.run("bounding box", bbox)
-    box_lower, box_upper = _morton_box(lower, upper, levels)
+    try:
+        box_lower, box_upper = _morton_box(lower, upper, levels)
+    except DemoError as exc:   # named with its file, as the reader's errors are
+        if points is None:
+            raise
+        raise DemoError(f"{Path(points)}: {exc}") from None
     try:   # a --voxel grid the box cannot hold: now, not after the tree
         demo_extras.check_voxel_span(extras, lower, upper)
     except demo_extras.OptionError as exc:

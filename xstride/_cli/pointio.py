@@ -51,7 +51,7 @@ def check_path(path) -> Path:
     Raises
     ------
     PointFileError
-        An empty path, an unknown extension, a missing file or one that is not a
+        An empty path, a missing file, an unknown extension, a file that is not a
         regular file, or a path the file system refuses.
     """
     if str(path) == "":   # Path("") is ".", which names no file the user gave
@@ -63,15 +63,15 @@ def check_path(path) -> Path:
         folder = False
     if folder:        # before the extension: a folder's name has none, or any
         raise PointFileError(f"{p}: not a regular file (a folder)")
-    if p.suffix.lower() not in FORMATS:
-        raise PointFileError(f"{p}: unknown point-file extension {p.suffix or '(none)'!r}; "
-                             f"known: {', '.join(FORMATS)}")
     try:
         exists, regular = p.exists(), p.is_file()
     except OSError as exc:  # a name too long for the file system (ENAMETOOLONG), ...
         raise PointFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    if not exists:
+    if not exists:    # before the extension: a missing ".npy" has none to Python
         raise PointFileError(f"{p}: no such file")
+    if p.suffix.lower() not in FORMATS:
+        raise PointFileError(f"{p}: unknown point-file extension {p.suffix or '(none)'!r}; "
+                             f"known: {', '.join(FORMATS)}")
     if not regular:
         raise PointFileError(f"{p}: not a regular file")
     return p
