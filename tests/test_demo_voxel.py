@@ -206,6 +206,11 @@ def test_table_shows_voxels_and_files(tmp_path, capsys):
                                                           "cannot write the file (the folder"),
     (["--voxel", "1", "--out", "/proc/x.ply"], "--out /proc/x.ply: cannot write the file"),
     (["--voxel", "1e-300"], "voxel_size"),   # more voxels than a Morton key holds
+    # argparse took -inf, -nan and -1e-3 for options: "expected one argument"
+    (["--voxel", "-inf"], "--voxel must be a positive, finite voxel edge length; got -inf"),
+    (["--voxel", "-nan"], "--voxel must be a positive, finite voxel edge length; got nan"),
+    (["--voxel", "-1e-3"], "--voxel must be a positive, finite voxel edge length; got -0.001"),
+    (["--voxel", "-Infinity"], "--voxel must be a positive, finite voxel edge length; got -inf"),
 ])
 def test_bad_voxel_options_are_one_line(capsys, argv, needle):
     assert main(["demo", "--n", "2000", *argv]) == 2
@@ -233,8 +238,8 @@ def _library_error(points, size):
 
     try:
         alg.voxel_downsample(points, size)
-    except ValueError as exc:
-        return f"--voxel {size:g}: {exc}"
+    except ValueError as exc:   # the library's axis 0 is the demo's axis x
+        return f"--voxel {size!r}: " + str(exc).replace("on axis 0 ", "on axis x ")
     return None
 
 
@@ -273,6 +278,22 @@ def test_voxel_span_refused_early_exactly_where_the_voxel_stage_refuses(tmp_path
             assert str(info.value) == expected and "morton keys" not in stages.names
         outcomes.append(expected is None)
     assert outcomes == [False, True]
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_voxel_grid_error_gives_the_size_as_given_and_names_the_axis(tmp_path, axis):
+    """``--voxel 4.76837158203125e-07`` (2**-21) was printed ``4.76837e-07``, and its
+    axis ``axis 0``; every other error of the demo names the axis x, y or z."""
+    pts = np.zeros((2, 3))
+    pts[1, axis] = 1.0 + 2.0**-30          # 2**21 voxels and a bit on that axis alone
+    path = tmp_path / "line.npy"
+    np.save(path, pts)
+    size = 2.0**-21
+    with pytest.raises(demo.DemoError) as info:
+        demo.pipeline(points=str(path), voxel=size, progress=_StageNames())
+    text = str(info.value)
+    assert text.startswith("--voxel 4.76837158203125e-07: ") and float(text.split()[1][:-1]) == size
+    assert f"voxels on axis {'xyz'[axis]} (points 0 to 1" in text and "axis 0" not in text
 
 
 def test_voxel_error_via_subprocess(tmp_path):

@@ -44,8 +44,25 @@ class DemoError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
+class _NegativeNumber:
+    """What the demo's parser takes for a negative number, an option's value rather than
+    an option: every text beginning with ``-`` that ``float`` reads. argparse's own
+    pattern does not take ``-inf`` (nor, on Python 3.11, ``-1e-3``), so that ``--voxel
+    -inf`` was "expected one argument" instead of the option's own check."""
+
+    @staticmethod
+    def match(text: str) -> bool:
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return text.startswith("-")
+
+
 def add_arguments(parser) -> None:
     """Options of the ``demo`` subcommand (called by ``xstride.__main__``)."""
+    if hasattr(parser, "_negative_number_matcher"):   # see _NegativeNumber
+        parser._negative_number_matcher = _NegativeNumber()
     parser.add_argument("--backend", type=str.lower, choices=_backends.names(), default=_backends.DEFAULT,
                         help="array backend (default: numpy)")
     parser.add_argument("--points", metavar="FILE", default=None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -219,7 +220,11 @@ def check_voxel_span(extras: Extras | None, lower, upper) -> None:
 
 
 def _voxel_error(voxel: float, exc: ValueError) -> str:
-    return f"--voxel {voxel:g}: {exc}"
+    """The voxel stage's error with the value as given (``repr``, the shortest text that
+    reads back as it: ``:g`` wrote 4.76837158203125e-07 as 4.76837e-07) and its axes
+    named as the demo's other errors name them (``axis 0`` of the library: ``axis x``)."""
+    text = re.sub(r"\bon axis ([0-2])\b", lambda m: f"on axis {'xyz'[int(m[1])]}", str(exc))
+    return f"--voxel {voxel!r}: {text}"
 
 
 def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, box_lower,
