@@ -145,6 +145,16 @@ def test_plot_to_a_format_matplotlib_cannot_write_is_one_line(capsys, tmp_path, 
     assert not (tmp_path / name).exists()
 
 
+def test_plot_formats_listed_are_those_that_can_be_written(capsys, tmp_path, monkeypatch):
+    """Without a TeX system the list of formats offered for a name matplotlib cannot
+    write named pgf, which the next error says cannot be written."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.setenv("PATH", str(tmp_path))   # no TeX system to be found
+    assert main(["demo", "--n", "500", "--plot", str(tmp_path / "p.txt")]) == 2
+    listed = capsys.readouterr().err.split("use one of ")[1].strip().split(", ")
+    assert "png" in listed and "pdf" in listed and "pgf" not in listed
+
+
 def test_plot_to_pgf_without_its_tex_system_is_one_line_before_any_work(capsys, tmp_path,
                                                                        monkeypatch):
     """matplotlib writes .pgf through a TeX system (xelatex): without one, savefig raised
@@ -167,6 +177,37 @@ def test_plot_without_an_extension_names_the_png_it_writes(capsys, tmp_path):
     res = run_json(capsys, "--n", "300", "--plot", str(tmp_path / "pic"))
     assert res["files"]["plot"] == str(tmp_path / "pic.png")
     assert (tmp_path / "pic.png").is_file() and not (tmp_path / "pic").exists()
+
+
+@pytest.mark.parametrize("name, written", [("fig.", "fig.png"), ("fig..", "fig.png"),
+                                           ("a.b.", "a.b.png")])
+def test_plot_name_ending_in_a_dot_names_the_png_matplotlib_writes(capsys, tmp_path, name,
+                                                                   written):
+    """``--plot fig.`` (no extension to Python) was announced and checked as
+    ``fig..png``; matplotlib's savefig drops the trailing dots: ``fig.png``."""
+    pytest.importorskip("matplotlib")
+    res = run_json(capsys, "--n", "300", "--plot", str(tmp_path / name))
+    assert res["files"]["plot"] == str(tmp_path / written)
+    assert sorted(os.listdir(tmp_path)) == [written]
+
+
+def test_plot_titles_count_one_in_the_singular(capsys, tmp_path, monkeypatch):
+    """One point in one occupied cell was drawn as "the 1 occupied cells", "1 points"."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    titles = []
+    monkeypatch.setattr(Figure, "savefig", lambda fig, path: titles.extend(
+        [fig._suptitle.get_text()] + [ax.get_title() for ax in fig.axes]))
+    path = tmp_path / "one.npy"
+    np.save(path, np.array([[0.5, 0.5, 0.5]]))
+    run_json(capsys, "--points", str(path), "--levels", "1", "--voxel", "0.5", "--plot",
+             str(tmp_path / "p.png"))
+    text = " | ".join(titles)
+    assert "\n1 point (3-D), Morton keys of 1 level" in text, text
+    assert "the Z-curve through the 1 occupied cell of" in text, text
+    assert "voxel_downsample: 1 voxel centroid\n" in text and "(1 point)" in text, text
+    assert demo_plot.counted(1000, "cell") == "1,000 cells"
 
 
 @pytest.mark.parametrize("flag", ["--plot", "--out"])

@@ -122,8 +122,7 @@ def check(voxel, out, plot, points=None) -> Extras:
     for flag, path in (("--out", out), ("--plot", plot)):
         if path is None:
             continue
-        # what is written: matplotlib's savefig appends .png to a name without an extension
-        target = f"{path}.png" if flag == "--plot" and not Path(path).suffix else path
+        target = _plot_name(path) if flag == "--plot" else path
         try:
             target = Path(target).resolve()
         except (RuntimeError, OSError):  # a symlink loop (OSError from Python 3.13)
@@ -141,9 +140,16 @@ def check(voxel, out, plot, points=None) -> Extras:
     if out is not None and points is not None and _same_file(out, points):
         raise OptionError(f"--out {out}: is the --points file {points}; writing it would "
                           "replace the input cloud: choose another name")
-    if plot is not None and not Path(plot).suffix:
-        plot = f"{plot}.png"  # what matplotlib's savefig would write: the name says so
+    if plot is not None:
+        plot = _plot_name(plot)  # what matplotlib's savefig writes: the name says so
     return Extras(voxel, None if out is None else Path(out), None if plot is None else Path(plot))
+
+
+def _plot_name(plot) -> str:
+    """The file matplotlib's ``savefig`` writes for ``--plot plot``: the name as given,
+    or, without an extension, the name less any trailing dots and ``.png``
+    (``plots/fig.`` is ``plots/fig.png``, not ``plots/fig..png``)."""
+    return str(plot) if Path(plot).suffix else f"{str(plot).rstrip('.')}.png"
 
 
 def _denied(target: Path) -> str | None:
@@ -187,21 +193,22 @@ def _plot_format(plot) -> None:
     ext = Path(plot).suffix.lower().lstrip(".")
     if not ext:
         return
+    import shutil
+
+    import matplotlib
     from matplotlib.backend_bases import FigureCanvasBase
+
+    # .pgf is written through a TeX system, which savefig starts at the end
+    tex = matplotlib.rcParams["pgf.texsystem"]
+    no_tex = shutil.which(tex) is None
     formats = sorted(FigureCanvasBase.get_supported_filetypes())
     if ext not in formats:
         raise OptionError(f"--plot {plot}: matplotlib cannot write .{ext} files; use one of "
-                          f"{', '.join(formats)}")
-    if ext == "pgf":   # written through a TeX system, which savefig starts at the end
-        import shutil
-
-        import matplotlib
-
-        tex = matplotlib.rcParams["pgf.texsystem"]
-        if shutil.which(tex) is None:
-            raise OptionError(f"--plot {plot}: matplotlib writes .pgf files through {tex}, "
-                              "which is not installed (not on PATH); use .pdf or .svg, or "
-                              "install a TeX system")
+                          f"{', '.join(f for f in formats if not (f == 'pgf' and no_tex))}")
+    if ext == "pgf" and no_tex:
+        raise OptionError(f"--plot {plot}: matplotlib writes .pgf files through {tex}, "
+                          "which is not installed (not on PATH); use .pdf or .svg, or "
+                          "install a TeX system")
 
 
 def check_voxel_span(extras: Extras | None, lower, upper) -> None:

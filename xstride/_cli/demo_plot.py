@@ -18,9 +18,9 @@ import logging
 
 import numpy as np
 
-__all__ = ["render", "curve_level", "plane_order", "projection_axes", "panel_limits",
-           "equal_aspect", "MAX_CURVE_NODES", "PLANE_LEVELS", "MAX_ASPECT", "HUGE",
-           "HUGE_SHIFT"]
+__all__ = ["render", "counted", "curve_level", "plane_order", "projection_axes",
+           "panel_limits", "equal_aspect", "MAX_CURVE_NODES", "PLANE_LEVELS", "MAX_ASPECT",
+           "HUGE", "HUGE_SHIFT"]
 
 #: The Z-curve is drawn at the deepest level with at most this many occupied nodes.
 MAX_CURVE_NODES = 160
@@ -33,6 +33,11 @@ MAX_ASPECT = 100
 #: 2**HUGE_SHIFT: matplotlib's tick arithmetic overflows near the float64 limit.
 HUGE = 2.0**1000
 HUGE_SHIFT = 64
+
+
+def counted(n: int, noun: str) -> str:
+    """``"1 point"``, ``"1,000 points"``: a count and its noun, singular for one."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def curve_level(rows) -> int:
@@ -110,8 +115,8 @@ def render(path, *, alg, sample, n_points, lower, upper, rows, source, voxels=No
     grid = fig.add_gridspec(1, panels, width_ratios=[1.0] * (panels - 1) + [1.15])
     ndim = sample.shape[1] if sample.ndim == 2 else lower.size
     axes_names = "xyz"
-    fig.suptitle(f"xstride demo: {source}\n{n_points:,} points ({ndim}-D), Morton keys of "
-                 f"{len(rows) - 1} levels", fontsize=12)
+    fig.suptitle(f"xstride demo: {source}\n{counted(n_points, 'point')} ({ndim}-D), Morton "
+                 f"keys of {counted(len(rows) - 1, 'level')}", fontsize=12)
 
     ax = fig.add_subplot(grid[0, 0])
     rank, cells, level = plane_order(alg, sample, lower, upper, ax0, ax1)
@@ -167,8 +172,9 @@ def _points_panel(ax, fig, sample, rank, cells, level, lower, upper, a0, a1, nam
                     bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
                           "alpha": 0.8})
     plane = f"{names[a0]}-{names[a1]} projection" if ndim == 3 else "points"
-    ax.set_title(f"{plane} in Morton (Z-) order\nthe Z-curve through the {len(cells)} "
-                 f"occupied cells of quadtree level {level}", fontsize=10)
+    ax.set_title(f"{plane} in Morton (Z-) order\nthe Z-curve through the "
+                 f"{counted(len(cells), 'occupied cell')} of quadtree level {level}",
+                 fontsize=10)
     ax.set_xlabel(names[a0])
     ax.set_ylabel(names[a1])
     ax.set_aspect("equal", adjustable="box")
@@ -211,8 +217,8 @@ def _voxel_panel(ax, fig, voxels, a0, a1, names):
                      norm=LogNorm(vmin=1, vmax=max(2.0, counts.max())), linewidths=0,
                      rasterized=True)
     fig.colorbar(art, ax=ax, shrink=0.8, pad=0.01).set_label("points in the voxel")
-    ax.set_title(f"voxel_downsample: {m:,} voxel centroids\n(the mean of each voxel's "
-                 "points; colour: how many)", fontsize=10)
+    ax.set_title(f"voxel_downsample: {counted(m, 'voxel centroid')}\n(the mean of each "
+                 "voxel's points; colour: how many)", fontsize=10)
     ax.set_xlabel(names[a0])
     ax.set_ylabel(names[a1])
 
@@ -255,7 +261,7 @@ def _occupancy_panel(ax, fig, rows, n_points):
     ax.set_xlabel("points per node (bins of powers of two)")
     ax.set_ylabel("tree level (0 = root)")
     ax.legend(loc="lower right", fontsize=8)
-    ax.set_title(f"occupancy of every level ({n_points:,} points)\n"
+    ax.set_title(f"occupancy of every level ({counted(n_points, 'point')})\n"
                  "how many nodes hold how many points; bars: min to max", fontsize=10)
 
 
