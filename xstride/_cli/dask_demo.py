@@ -34,7 +34,7 @@ from . import dask_batching, dask_watch, demo_extras, demo_tree
 from .dask_connect import connect as _connect, wait_for_workers as _wait_for_workers
 from .dask_options import DEFAULT_TIMEOUT, add_arguments, check_arguments  # noqa: F401
 from .dask_watch import WorkerWatch
-from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table,
+from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _file_of, _morton_box, _table,
                    error_line, summary)
 
 __all__ = ["add_arguments", "check_arguments", "run", "pipeline", "cluster", "NOT_RESULTS"]
@@ -446,12 +446,13 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     # 2. bounding box: one min/max task per block, the 2 * P rows reduced here; 3. keys
     if staged:
         lower, upper = stage("bounding box", lambda: dask_tasks.bounding_box(pos))
-        box_lower, box_upper = _morton_box(lower, upper, levels)
+        box_lower, box_upper = _morton_box(lower, upper, levels, _file_of(points))
         keys, = stage("morton keys", lambda: _persist(
             alg.morton_keys(pos, box_lower.tolist(), box_upper.tolist(), levels)))
     else:   # the box stays on the cluster, and the keys go in with the sort's graph
         box = stage("bounding box", lambda: dask.persist(
-            dask_tasks.box_in_graph(pos, levels), optimize_graph=False)[0])
+            dask_tasks.box_in_graph(pos, levels, _file_of(points)),
+            optimize_graph=False)[0])
         keys = stage("morton keys", lambda: _backends.of_array(pos).executor(
             "morton").keys_in_box(pos, box, levels))
     # 4. sort (positions carried along)
@@ -477,7 +478,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     counts = stage("cell occupancy", occupancy)
     if not staged:   # the box the keys' tasks read (held on the cluster): its numbers
         lower, upper = box.compute()[2:]
-        box_lower, box_upper = _morton_box(lower, upper, levels)
+        box_lower, box_upper = _morton_box(lower, upper, levels, _file_of(points))
 
     # 6. reductions and checks, computed together
     def reduce():

@@ -62,21 +62,22 @@ def bounding_box(pos) -> tuple:
     return both[0::2].min(axis=0), both[1::2].max(axis=0)
 
 
-def _box_of(levels: int, *blocks) -> tuple:
+def _box_of(levels: int, source, *blocks) -> tuple:
     """``(box_lower, scales, lower, upper)`` float64 (d,) host vectors from the blocks'
     :func:`_box_block` rows: the points' bounding box (``lower``, ``upper``), the demo's
     Morton box of it (``box_lower``, a :class:`DemoError` where the box has no usable
-    extent) and its scales, on a worker."""
+    extent, naming the point file ``source`` where not ``None``) and its scales, on a
+    worker."""
     from .. import algorithms
     from .demo import _morton_box
 
     both = np.concatenate(blocks)
     lower, upper = both[0::2].min(axis=0), both[1::2].max(axis=0)
-    box_lower, box_upper = _morton_box(lower, upper, levels)
+    box_lower, box_upper = _morton_box(lower, upper, levels, source)
     return box_lower, algorithms.morton_scales(box_lower, box_upper, levels), lower, upper
 
 
-def box_in_graph(pos, levels: int):
+def box_in_graph(pos, levels: int, source: str | None = None):
     """A ``Delayed`` of ``(box_lower, scales, lower, upper)`` (:func:`_box_of`) of dask
     positions (n, d), n >= 1: the box as :func:`bounding_box` and the demo's
     ``_morton_box`` give it, computed on the cluster (the Morton keys' tasks read it
@@ -84,13 +85,14 @@ def box_in_graph(pos, levels: int):
     block take one task."""
     pos = pos.rechunk({1: -1})
     rows = [k[0] for k in pos.__dask_keys__()]
-    token = tokenize(pos.name, levels)
+    token = tokenize(pos.name, levels, source)
     name, block = f"morton-box-{token}", f"morton-box-block-{token}"
     if len(rows) == 1:
-        layer = {(name, 0): (_box_of, levels, (_box_block, rows[0]))}
+        layer = {(name, 0): (_box_of, levels, source, (_box_block, rows[0]))}
     else:
         layer = {(block, i): (_box_block, r) for i, r in enumerate(rows)}
-        layer[(name, 0)] = (_box_of, levels) + tuple((block, i) for i in range(len(rows)))
+        layer[(name, 0)] = (_box_of, levels, source) + tuple((block, i)
+                                                             for i in range(len(rows)))
     return _delayed(name, 0, _graph(name, layer, [pos]))
 
 

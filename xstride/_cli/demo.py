@@ -291,12 +291,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         return lo, hi
 
     lower, upper = stages.run("bounding box", bbox)
-    try:
-        box_lower, box_upper = _morton_box(lower, upper, levels)
-    except DemoError as exc:   # named with its file, as the reader's errors are
-        if points is None:
-            raise
-        raise DemoError(f"{Path(points)}: {exc}") from None
+    box_lower, box_upper = _morton_box(lower, upper, levels, _file_of(points))
     try:   # a --voxel grid the box cannot hold: now, not after the tree
         demo_extras.check_voxel_span(extras, lower, upper)
     except demo_extras.OptionError as exc:
@@ -392,8 +387,13 @@ def _check_levels(alg, ndim: int, levels: int, level_stats) -> int:
     return k_level
 
 
-def _morton_box(lower: np.ndarray, upper: np.ndarray,
-                levels: int) -> tuple[np.ndarray, np.ndarray]:
+def _file_of(points) -> str | None:
+    """The point file as the reader's errors name it (``None`` for generated points)."""
+    return None if points is None else str(Path(points))
+
+
+def _morton_box(lower: np.ndarray, upper: np.ndarray, levels: int,
+                source: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Corners of the Morton box ``(box_lower, box_upper)``: the bounding box's, with a
     small extent on a flat axis.
 
@@ -403,8 +403,10 @@ def _morton_box(lower: np.ndarray, upper: np.ndarray,
     Morton keys need ``2**levels / (upper -
     lower)`` finite on every axis, so a cloud whose extent overflows float64 (points
     near +-1.7e308) or is too small for that quotient (subnormal extents) is a
-    :class:`DemoError` naming the axis.
+    :class:`DemoError` naming the axis (and the point file ``source``, as the reader's
+    errors name it).
     """
+    named = "" if source is None else f"{source}: "
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         step = lower + 1.0
         flat = np.where(step > lower, step, np.nextafter(lower, np.inf))
@@ -418,11 +420,11 @@ def _morton_box(lower: np.ndarray, upper: np.ndarray,
     for axis, name in enumerate("xyz"[: lower.size]):
         lo, hi = lower[axis], upper[axis]
         if not np.isfinite(extent[axis]):
-            raise DemoError(f"the points span {lo:.6g} to {hi:.6g} on axis {name}: the "
+            raise DemoError(f"{named}the points span {lo:.6g} to {hi:.6g} on axis {name}: the "
                             "extent overflows float64, so Morton keys cannot be computed; "
                             "rescale the points")
         if not np.isfinite(scale[axis]):
-            raise DemoError(f"the points span only {extent[axis]:.3g} on axis {name} "
+            raise DemoError(f"{named}the points span only {extent[axis]:.3g} on axis {name} "
                             f"({lo:.3g} to {hi:.3g}): too small for 2**{levels} cells "
                             f"(2**{levels} / extent overflows float64); rescale the points")
     return box_lower, box_upper
