@@ -183,6 +183,11 @@ def test_widest_span_that_fits_and_one_more():
         alg.voxel_downsample(pts, 1.0)
     with pytest.raises(ValueError, match=r"voxel_size.*too many voxels on axis 1"):
         alg.voxel_downsample(np.array([[0.0, 0.0], [0.0, 1e300]]), 1e-300)
+    # the size as it reads back (was 6 digits: 4.76837e-07 for this one and for the
+    # 4.76836930829558e-07 that fails too, so neither could be told from the other)
+    with pytest.raises(ValueError, match=r"voxel size 4\.76836930829558e-07\)"):
+        alg.voxel_downsample(np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]),
+                             4.76836930829558e-07)
     # 2-D keys hold 32 bits per axis
     assert alg.voxel_downsample(np.array([[0.0, 0.0], [2.0**32 - 1, 0.0]]), 1.0)[1].size == 2
     # an origin far below the points: the message names it as a way out too

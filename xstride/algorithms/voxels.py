@@ -240,7 +240,7 @@ def _span(ends, lo, size, origin_given: bool):
             raise value_error(_FUNC, "voxel_size", f"gives {_count(span[axis])} voxels on axis "
                                                    f"{axis} (points {ends[0][axis]:.6g} to "
                                                    f"{ends[1][axis]:.6g}, voxel size "
-                                                   f"{size[axis]:.6g}); a {ndim}-D Morton key "
+                                                   f"{float(size[axis])!r}); a {ndim}-D Morton key "
                                                    f"holds at most 2**{top}: choose a larger "
                                                    "voxel_size"
                                                    + ("" if not origin_given else
