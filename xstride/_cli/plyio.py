@@ -454,7 +454,7 @@ def _layout(fh):
             elements[-1][2].append(parts[1:])
         elif parts[:1] == ["end_header"]:
             return fmt, number, elements
-    raise ValueError("no end_header")
+    raise ValueError   # no end_header: the callers fall back to plyfile's words
 
 
 def _row_tokens(props, line: str):
