@@ -406,6 +406,29 @@ def test_fills_the_dtype_holds_still_fill(backend):
 
 
 @pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("start, stop, num, dtype, want", [
+    (0, 2**63 - 1, 2, xp.int64, [0, 2**63 - 1]),
+    (2**62, 2**63 - 1, 3, xp.int64, [2**62, 6917529027641081856, 2**63 - 1]),
+    (-2**63, 2**63 - 1, 5, xp.int64, [-2**63, -2**62, 0, 2**62, 2**63 - 1]),
+    (0, 2**64 - 1, 2, xp.uint64, [0, 2**64 - 1]),
+    (np.uint64(2**64 - 1), 0, 3, xp.uint64, [2**64 - 1, 2**63, 0]),
+    (0.0, 9.2e18, 3, xp.int64, [0, 4600000000000000000, 9200000000000000000]),
+])
+def test_linspace_of_integer_ends_past_2_53_does_not_wrap(backend, start, stop, num, dtype,
+                                                          want):
+    """A new-user probe: ``linspace(0, 2**63 - 1, 2, dtype=int64)`` ended in ``-2**63``
+    on both backends (NumPy's float64 value ``2**63`` cast to int64 wrapped). A value
+    that rounded past the dtype's largest integer is that integer; the others are
+    NumPy's values (floats, floored, cast: ``2**53 + 1`` stays NumPy's ``2**53``)."""
+    with xp.use_backend(backend):
+        got = xp.to_numpy(xp.linspace(start, stop, num, dtype=dtype))
+    assert got.dtype == dtype and got.tolist() == want
+    with xp.use_backend(backend):
+        near = xp.to_numpy(xp.linspace(0, 2**53 + 1, 3, dtype=xp.int64))
+    assert near.tolist() == np.linspace(0, 2**53 + 1, 3, dtype=np.int64).tolist()
+
+
+@pytest.mark.parametrize("backend", _backends())
 @pytest.mark.parametrize("start, stop, dtype, cls, match", [
     (0, 300, xp.int8, OverflowError, "'stop' is 300, whose integer part is out of bounds "
                                      "for the dtype int8"),

@@ -65,3 +65,18 @@ def test_good_creation_calls_give_numpys_values_on_cupy(cp):
     for g, w in zip(got, want):
         assert isinstance(g, cp.ndarray) and g.dtype == w.dtype
         np.testing.assert_array_equal(cp.asnumpy(g), w)
+
+
+@pytest.mark.parametrize("start, stop, num, dtype, want", [
+    (0, 2**63 - 1, 2, xp.int64, [0, 2**63 - 1]),
+    (-2**63, 2**63 - 1, 5, xp.int64, [-2**63, -2**62, 0, 2**62, 2**63 - 1]),
+    (0, 2**64 - 1, 2, xp.uint64, [0, 2**64 - 1]),
+])
+def test_linspace_of_integer_ends_past_2_53_does_not_wrap_on_cupy(cp, start, stop, num,
+                                                                  dtype, want):
+    """The NumPy and dask backends' test (tests/test_bad_input_creation.py) on CuPy,
+    whose float64 value ``2**63`` cast to int64 wrapped as NumPy's did."""
+    with xp.use_backend("cupy"):
+        got = xp.linspace(start, stop, num, dtype=dtype)
+    assert isinstance(got, cp.ndarray) and got.dtype == dtype
+    assert cp.asnumpy(got).tolist() == want

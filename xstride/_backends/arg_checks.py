@@ -35,6 +35,7 @@ from .masked_sort import masked_argsort, masked_sort
 from .dispatch import compat_function, register
 from .registry import of_array
 from .index_range import check_unsigned_indices
+from .linspace_ints import floored_in_range, integer_past_float
 from .join_checks import check_concat_shapes
 from .shape_checks import named_shape_error
 from .dask_triangle import triangle
@@ -450,6 +451,10 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **k
     if start.__class__ not in _PLAIN_ENDS or stop.__class__ not in _PLAIN_ENDS:
         start, stop = (v if (be := of_array(v)) is None or not be.lazy else be.to_host(v)
                        for v in (start, stop))
+    if (dt := integer_past_float(start, stop, dtype)) is not None:   # no wrap at the top
+        return floored_in_range(_numpy("linspace")(start, stop, num, dtype=np.float64,
+                                                   device=device, endpoint=bool(endpoint),
+                                                   **kwargs), dt)
     return _numpy("linspace")(start, stop, num, dtype=dtype, device=device,
                               endpoint=bool(endpoint), **kwargs)
 

@@ -45,6 +45,7 @@ from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
 from .arange_checks import arange_args, bool_range, check_arange
 from .arg_checks import check_linspace
+from .linspace_ints import floored_in_range, integer_past_float
 from .fill_checks import (check_fill_fits, check_fill_type, check_fill_value, check_int_fill,
                           check_int_items, int_fill_dtype)
 from .copy_checks import check_no_copy
@@ -255,6 +256,10 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     check_linspace(num, endpoint, start, stop, dtype)
     endpoint = bool(endpoint)
     num = int(num)
+    if (dt := integer_past_float(start, stop, dtype)) is not None:   # no wrap at the top
+        out = linspace(start, stop, num, dtype=np.float64, device=device,
+                       endpoint=endpoint, chunks=chunks)
+        return out.map_blocks(floored_in_range, dt, dtype=dt, meta=out._meta.astype(dt))
     complex_ends = any(isinstance(v, (complex, np.complexfloating)) or isinstance(
         v, np.ndarray) and v.ndim == 0 and v.dtype.kind == "c" for v in (start, stop))
     if dtype is None and not complex_ends and all(   # scalars or 0-D NumPy arrays
@@ -273,9 +278,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
         return get(_NAME).on_chunks(out.real.astype(dtype), get(_NAME).options())
     if complex_ends:
         out = _complex_linspace(start, stop, num, dtype, device, endpoint, chunks)
-    else:   # dask's blocks, made again as NumPy makes them (any chunks, ends exact)
-        out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
-                                endpoint=endpoint, chunks=chunks)
+    else:   # dask's blocks, made again as NumPy makes them (any chunks, ends exact);
+        # only their chunks and dtype are read, so dask's own `stop - start` may
+        # overflow unseen (NumPy unsigned ends: `uint64(5) - 0` warned "overflow")
+        with np.errstate(over="ignore"):
+            out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
+                                    endpoint=endpoint, chunks=chunks)
         return get(_NAME).on_chunks(float_linspace(start, stop, num, out.dtype, endpoint,
                                                    out), get(_NAME).options())
     if not endpoint or num < 2:
