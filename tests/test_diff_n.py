@@ -74,3 +74,24 @@ def test_diff_of_no_array_is_a_type_error_naming_x(x):
     with pytest.raises(TypeError, match=r"^diff: argument 'x' got .*; expected an array of "
                                         r"the numpy backend \(xstride\.asarray\(x\) makes one\)$"):
         xp.diff(x)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("x, n, ends", [
+    (np.arange(5), 2**70, {}),
+    (np.arange(5), 10**5, {}),
+    (np.array([True, False, True]), 10**6, {}),
+    (np.arange(12.0).reshape(3, 4), 10**6, {"prepend": np.zeros((3, 1)), "append": 0.0}),
+    (np.arange(12.0).reshape(3, 4), 5, {"prepend": np.zeros((3, 1))}),   # the joined length
+])
+def test_diff_of_more_differences_than_elements_is_quick(backend, x, n, ends):
+    """A new-user probe: ``diff(arange(5), n=2**70)`` never ended on NumPy (a step per
+    difference) and ``n=10**5`` not in 300 s on dask (a graph layer per difference).
+    Past the length along the axis (with the ends joined) the result is empty, of
+    NumPy's dtype and shape."""
+    want = np.diff(x, n=min(n, 20), **ends)
+    with xp.use_backend(backend):
+        got = xp.to_numpy(xp.diff(_wrap(backend, x), n=n, **{
+            k: _wrap(backend, v) if isinstance(v, np.ndarray) else v for k, v in ends.items()}))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

@@ -62,7 +62,7 @@ from .axis_errors import check_permute_axes
 from .arg_checks import (check_dask_repeats, check_shift, check_sort_args, check_take,
                          sort_descending)
 from .join_checks import check_concat_shapes, check_some_arrays
-from .diff_checks import check_dask_diff
+from .diff_checks import check_dask_diff, differences
 from .reshape_checks import check_copy, check_shape
 from .dask_byteorder import in_dtype
 from .dask_flip import flip_unknown
@@ -408,6 +408,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     ends, or none) differs by ``not_equal``, as NumPy's does (dask's subtracted bools: a
     ``TypeError``); with ends of numbers, by subtraction in the joined dtype, as NumPy's."""
     check_dask_diff(x, axis, n, prepend, append)
+    n = differences(x, axis, n, prepend, append)
     ns = _ns()
     masked = [v is not None and getattr(v, "ndim", None) is not None
               and get(_NAME).mask_remedy(v) is not None for v in (prepend, append)]

@@ -16,7 +16,7 @@ from .arg_checks import check_axis
 from .dispatch import compat_function, register
 from .numpy_masked import masked_diff
 
-__all__ = ["check_diff_ends", "check_diff", "check_dask_diff", "diff"]
+__all__ = ["check_diff_ends", "check_diff", "check_dask_diff", "differences", "diff"]
 
 
 def check_diff_ends(x, axis, prepend, append) -> None:
@@ -49,6 +49,20 @@ def check_diff(x, axis, n, prepend, append) -> None:
     check_diff_ends(x, axis, prepend, append)
 
 
+def differences(x, axis: int, n: int, prepend, append) -> int:
+    """``n`` capped at ``x``'s length along ``axis`` with the ends joined: past it the
+    result has no element along the axis, whatever ``n`` (NumPy's loop took a step per
+    difference, so ``n=2**70`` never ended, and dask's graph grew a layer per
+    difference). A length dask does not know leaves ``n`` as it is."""
+    length = x.shape[axis]
+    for end in (prepend, append):
+        if end is not None:
+            shape = getattr(end, "shape", None)
+            shape = np.shape(end) if shape is None else shape
+            length += 1 if len(shape) == 0 else shape[axis]
+    return int(n) if length != length else min(int(n), int(length))
+
+
 def check_dask_diff(x, axis, n, prepend, append) -> None:
     """``diff`` on dask: ``x`` of at least one dimension, ``axis`` and the ends
     and ``n`` (:func:`check_diff`), and for ``n`` differences a length along
@@ -79,6 +93,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
         # as the dask backend's, for every n (NumPy's gave a 0-D x back for n=0)
         raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
     check_diff(x, axis, n, prepend, append)
+    n = differences(x, axis, n, prepend, append)
     ends = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
     if ends and (got := masked_diff(x, axis, n, ends)) is not None:
         return got   # masks kept (numpy_masked.py)
