@@ -63,6 +63,20 @@ def test_repeat_refuses_a_negative_count_naming_it(backend, repeats):
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("axis", [None, 0])
+def test_repeat_past_an_array_size_names_the_count(backend, axis):
+    """A new-user probe: ``repeat(arange(2), 2**62)`` was NumPy's "negative dimensions
+    are not allowed" (its product of 2 and 2**62 wrapped) and dask's "array is too big";
+    the count is named with the size it would give."""
+    x = _on(backend, np.arange(2))
+    with pytest.raises(ValueError, match=r"^repeat: argument 'repeats' is 4611686018427387904;"
+                                         r" the result would hold 9,223,372,036,854,775,808 "
+                                         "elements, more than an array can hold"):
+        xp.repeat(x, 2**62, axis=axis)
+    assert xp.to_numpy(xp.repeat(x, 3, axis=axis)).tolist() == [0, 0, 0, 1, 1, 1]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("func", ["take", "take_along_axis"])
 @pytest.mark.parametrize("big", [2**64 - 1, 2**63 + 1])
 def test_uint64_indices_past_intp_are_out_of_range(backend, func, big):

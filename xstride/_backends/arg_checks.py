@@ -44,7 +44,7 @@ from .masked_take import masked_take
 from .numpy_masked import masked_among, masked_triangle
 from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range, check_values
 
-__all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_repeats",
+__all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_repeat_size", "check_dask_repeats",
            "check_shift", "check_sorted_x1", "check_sorter", "check_axis", "check_flag",
            "check_sort_args", "sort_descending", "check_step", "check_triangle",
            "check_meshgrid", "check_linspace",
@@ -117,10 +117,27 @@ def check_repeats(repeats) -> None:
         raise value_error("repeat", "repeats", f"is {repeats}; a count must be at least 0")
 
 
-def check_dask_repeats(repeats) -> None:
-    """``repeat``'s ``repeats`` on dask: one count (:func:`check_repeats`, then an int; no
-    array of counts, whose result lengths dask could not know: its "Only integer ...")."""
+def check_repeat_size(x, repeats) -> None:
+    """One count ``repeats`` of ``x`` whose result would hold more elements than int64
+    counts: a ``ValueError`` naming ``repeats`` (NumPy's product wrapped: "negative
+    dimensions are not allowed"; dask's "array is too big"). A size dask does not know
+    (NaN) is not checked."""
+    size = getattr(x, "size", None)
+    if not isinstance(repeats, (int, np.integer)) or size is None or size != size:
+        return
+    total = int(size) * int(repeats)
+    if total > np.iinfo(np.int64).max:
+        raise value_error("repeat", "repeats", f"is {repeats}; the result would hold "
+                                               f"{total:,} elements, more than an array "
+                                               "can hold")
+
+
+def check_dask_repeats(repeats, x) -> None:
+    """``repeat``'s ``repeats`` of ``x`` on dask: one count (:func:`check_repeats`, then
+    an int; no array of counts, whose result lengths dask could not know: its "Only
+    integer ..."), of a result int64 counts (:func:`check_repeat_size`)."""
     check_repeats(repeats)
+    check_repeat_size(x, repeats)
     if not isinstance(repeats, (int, np.integer)):
         raise argument_error(NotImplementedError, "repeat", "repeats",
                              f"got {describe(repeats)}; the dask backend repeats by one "
@@ -354,6 +371,7 @@ def repeat(x, repeats, /, *, axis=None):
     check_repeats(repeats)
     if axis is not None:   # NumPy's took axis 0 (and -1) of a 0-D x
         normalize_one_axis("repeat", axis, getattr(x, "ndim", 0))
+    check_repeat_size(x, repeats)
     if getattr(repeats, "dtype", None) == np.uint64:
         top = int(repeats.max()) if repeats.size else 0
         if top > np.iinfo(np.intp).max:
