@@ -49,6 +49,22 @@ def test_tile_still_takes_counts(backend, reps):
     np.testing.assert_array_equal(xp.to_numpy(got), want)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("reps, total", [((2**62,), "9,223,372,036,854,775,808"),
+                                         ((2**31, 2**31, 2), "18,446,744,073,709,551,616")])
+def test_tile_past_an_array_size_names_the_counts(backend, reps, total):
+    """A new-user probe: ``tile(x, (2**62,))`` was NumPy's "array is too big" and on
+    dask a ``MemoryError`` with no message; the counts are named with the size."""
+    x = _wrap(backend, np.arange(2))
+    with xp.use_backend(backend):
+        with pytest.raises(ValueError, match=rf"^tile: argument 'repetitions' is .*: the "
+                                             rf"result would hold {total} elements"):
+            xp.tile(x, reps)
+    # no element: no size to refuse (NumPy's empty result; dask's own tile of an empty
+    # array by 2**62 still builds the copies: a MemoryError)
+    assert xp.tile(np.zeros(0), (2**62,)).shape == (0,)
+
+
 def test_tile_of_a_tuple_of_ints_skips_the_check(monkeypatch):
     """The common call, a tuple of Python ints of at least 0, goes to the library at
     once (the check added 1.4 us a call, past the 0.5 us host-time target); a count the

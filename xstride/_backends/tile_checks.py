@@ -41,6 +41,22 @@ def check_repetitions(repetitions) -> None:
                                                  "count must be at least 0")
 
 
+def _check_size(x, repetitions) -> None:
+    """Counts whose result would hold more elements than int64 counts: a ``ValueError``
+    naming ``repetitions`` (NumPy's "array is too big", dask's a ``MemoryError`` with no
+    message). A size dask does not know, or an array of counts, is not checked."""
+    size = getattr(x, "size", None)
+    if isinstance(repetitions, np.ndarray) or size is None or size != size:
+        return
+    total = int(size)
+    for n in repetitions if isinstance(repetitions, (tuple, list)) else (repetitions,):
+        total *= operator.index(n)
+    if total > np.iinfo(np.int64).max:
+        raise value_error("tile", "repetitions", f"is {repetitions}: the result would hold "
+                                                 f"{total:,} elements, more than an array "
+                                                 "can hold")
+
+
 def _counts(repetitions) -> bool:
     """Whether ``repetitions`` is the common call's tuple of Python ints of at least 0
     (:func:`check_repetitions` took 1.4 us a call more, 2-core VM)."""
@@ -96,6 +112,7 @@ def _tile_of(backend: str):
         (:func:`check_repetitions`)."""
         if not _counts(repetitions):
             check_repetitions(repetitions)
+        _check_size(x, repetitions)
         if backend == "dask" and not isinstance(repetitions, np.ndarray):
             tiled = _unknown_lengths_tile(x, repetitions, compat_function(backend, "concat"))
             if tiled is not None:
