@@ -12,7 +12,6 @@ Ends within 2**53 take the library's own call unchanged.
 from __future__ import annotations
 
 import numpy as np
-from array_api_compat import array_namespace
 
 __all__ = ["integer_past_float", "floored_in_range"]
 
@@ -48,6 +47,8 @@ def floored_in_range(y, dt: np.dtype):
     """float64 values ``y`` (a NumPy, CuPy or dask array) floored and cast to the integer
     dtype ``dt``, a value at or past ``2**bits`` (``2**63`` for int64, ``2**64`` for
     uint64: a rounded end) taken as the dtype's largest integer."""
+    from array_api_compat import array_namespace   # (not at import: test_import_cost)
+
     xp = array_namespace(y)
     y = xp.floor(y)
     top = 2.0 ** (8 * dt.itemsize - (dt.kind == "i"))
