@@ -428,6 +428,14 @@ def test_linspace_of_integer_ends_past_2_53_does_not_wrap(backend, start, stop, 
     assert near.tolist() == np.linspace(0, 2**53 + 1, 3, dtype=np.int64).tolist()
 
 
+def test_linspace_of_integer_array_ends_past_2_53_does_not_wrap():
+    """A review: NumPy's array ends (its extension) still wrapped, with NumPy's "invalid
+    value encountered in cast" warning."""
+    with np.errstate(invalid="raise"):
+        got = xp.linspace(np.array([0, 5]), np.array([2**63 - 1, 10]), 2, dtype=xp.int64)
+    assert got.dtype == np.int64 and got.tolist() == [[0, 5], [2**63 - 1, 10]]
+
+
 @pytest.mark.parametrize("backend", _backends())
 @pytest.mark.parametrize("start, stop, dtype, cls, match", [
     (0, 300, xp.int8, OverflowError, "'stop' is 300, whose integer part is out of bounds "

@@ -111,6 +111,9 @@ def test_constructor_argument_errors():
     ({"options": ("  ",)}, ValueError, "'options' holds the empty or blank item '  '"),
 ])
 def test_options_in_no_fixed_order_or_blank_are_refused(kwargs, exc, match):
+    # a dict's keys keep their order: taken (a review: they were refused as a set)
+    assert CudaKernel("__global__ void k() {}", "k",
+                      options={"-DA=1": 0, "-DB=2": 0}.keys()).options == ("-DA=1", "-DB=2")
     with pytest.raises(exc, match=match):
         CudaKernel("__global__ void k() {}", "k", **kwargs)
     if "options" in kwargs:

@@ -95,3 +95,24 @@ def test_diff_of_more_differences_than_elements_is_quick(backend, x, n, ends):
             k: _wrap(backend, v) if isinstance(v, np.ndarray) else v for k, v in ends.items()}))
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_diff_of_an_empty_joined_axis_keeps_the_joined_dtype(backend):
+    """A review of the cap on ``n``: a joined length of 0 capped ``n`` at 0, and the
+    library's ``n=0`` returned ``x`` itself in its own dtype, the ends ignored."""
+    x = _wrap(backend, np.zeros(0, np.int8))
+    with xp.use_backend(backend):
+        got = xp.diff(x, prepend=_wrap(backend, np.zeros(0)))
+        alone = xp.diff(x)
+    assert got.dtype == np.float64 and xp.to_numpy(got).shape == (0,)
+    assert alone is not x and xp.to_numpy(alone).shape == (0,)
+
+
+def test_diff_with_an_end_of_another_rank_keeps_numpys_error():
+    """A review of the cap on ``n``: a list end of another rank was read along ``axis``
+    (a bare ``IndexError``); the checks' own error stays."""
+    x = np.arange(6).reshape(2, 3)
+    for n in (1, 10**9):
+        with pytest.raises(np.exceptions.AxisError, match="diff: argument 'axis' 1"):
+            xp.diff(x, axis=1, n=n, prepend=[1, 2])

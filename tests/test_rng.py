@@ -325,6 +325,37 @@ class TaggedPhilox(rng.Philox):
         self.tag = tag
 
 
+class SlottedPhilox(rng.Philox):
+    """A subclass keeping its attributes in ``__slots__`` (one of them private) and
+    overriding ``advance``."""
+
+    __slots__ = ("tag", "__hidden")
+
+    def __init__(self, seed):
+        super().__init__(seed, backend="numpy")
+        self.tag, self.__hidden = "run-2", 7
+
+    def hidden(self):
+        return self.__hidden
+
+    def advance(self, n):
+        raise AssertionError("a copy is restored without the subclass's advance")
+
+
+def test_a_subclass_with_slots_copies_its_slots():
+    """A review: the copy of a subclass lost its ``__slots__`` attributes (only
+    ``vars`` was kept), and restoring called the subclass's ``advance``."""
+    import copy
+    import pickle
+
+    g = SlottedPhilox(4)
+    g.uniform(4)
+    for make in (copy.copy, copy.deepcopy, lambda g: pickle.loads(pickle.dumps(g))):
+        h = make(g)
+        assert type(h) is SlottedPhilox and (h.tag, h.hidden()) == ("run-2", 7)
+        assert h.counter == g.counter == 2
+
+
 def test_a_subclass_copies_and_pickles_as_itself():
     """A new-user probe: ``copy.copy`` of a ``Philox`` subclass gave a plain ``Philox``
     without the subclass's attributes. The copy is of the subclass (its ``__init__`` not

@@ -74,6 +74,20 @@ def test_repeat_past_an_array_size_names_the_count(backend, axis):
                                          "elements, more than an array can hold"):
         xp.repeat(x, 2**62, axis=axis)
     assert xp.to_numpy(xp.repeat(x, 3, axis=axis)).tolist() == [0, 0, 0, 1, 1, 1]
+    # NumPy takes an array of one count too (a review: it was not checked)
+    if backend == "numpy":
+        for one in (np.array(2**62), np.array([2**62])):
+            with pytest.raises(ValueError, match=r"^repeat: argument 'repeats' is "
+                                                 "4611686018427387904; the result"):
+                xp.repeat(x, one, axis=axis)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_repeat_checks_the_axis_before_the_size(backend):
+    """A review: on dask the size of ``repeat(asarray(5), 2**63, axis=0)`` was named
+    before the axis, where the NumPy backend names the axis."""
+    with pytest.raises(np.exceptions.AxisError, match="repeat: argument 'axis' 0"):
+        xp.repeat(_on(backend, 5), 2**63, axis=0)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])

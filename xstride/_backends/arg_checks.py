@@ -35,7 +35,7 @@ from .masked_sort import masked_argsort, masked_sort
 from .dispatch import compat_function, register
 from .registry import of_array
 from .index_range import check_unsigned_indices
-from .linspace_ints import floored_in_range, integer_past_float
+from .linspace_ints import floored_linspace, integer_past_float
 from .join_checks import check_concat_shapes
 from .shape_checks import named_shape_error
 from .dask_triangle import triangle
@@ -118,11 +118,14 @@ def check_repeats(repeats) -> None:
 
 
 def check_repeat_size(x, repeats) -> None:
-    """One count ``repeats`` of ``x`` whose result would hold more elements than int64
-    counts: a ``ValueError`` naming ``repeats`` (NumPy's product wrapped: "negative
-    dimensions are not allowed"; dask's "array is too big"). A size dask does not know
-    (NaN) is not checked."""
+    """One count ``repeats`` of ``x`` (an int, or a NumPy array of one integer, which
+    NumPy broadcasts) whose result would hold more elements than int64 counts: a
+    ``ValueError`` naming ``repeats`` (NumPy's product wrapped: "negative dimensions
+    are not allowed"; dask's "array is too big"). A size dask does not know (NaN) is
+    not checked."""
     size = getattr(x, "size", None)
+    if isinstance(repeats, np.ndarray) and repeats.size == 1 and repeats.dtype.kind in "iu":
+        repeats = repeats.reshape(-1)[0]
     if not isinstance(repeats, (int, np.integer)) or size is None or size != size:
         return
     total = int(size) * int(repeats)
@@ -132,11 +135,14 @@ def check_repeat_size(x, repeats) -> None:
                                                "can hold")
 
 
-def check_dask_repeats(repeats, x) -> None:
+def check_dask_repeats(x, repeats, axis) -> None:
     """``repeat``'s ``repeats`` of ``x`` on dask: one count (:func:`check_repeats`, then
     an int; no array of counts, whose result lengths dask could not know: its "Only
-    integer ..."), of a result int64 counts (:func:`check_repeat_size`)."""
+    integer ..."), ``axis`` one of ``x``'s, and a result int64 counts
+    (:func:`check_repeat_size`), in the NumPy backend's order."""
     check_repeats(repeats)
+    if axis is not None:
+        normalize_one_axis("repeat", axis, x.ndim)
     check_repeat_size(x, repeats)
     if not isinstance(repeats, (int, np.integer)):
         raise argument_error(NotImplementedError, "repeat", "repeats",
@@ -470,9 +476,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **k
         start, stop = (v if (be := of_array(v)) is None or not be.lazy else be.to_host(v)
                        for v in (start, stop))
     if (dt := integer_past_float(start, stop, dtype)) is not None:   # no wrap at the top
-        return floored_in_range(_numpy("linspace")(start, stop, num, dtype=np.float64,
-                                                   device=device, endpoint=bool(endpoint),
-                                                   **kwargs), dt)
+        return floored_linspace(_numpy("linspace"), dt, start, stop, num, device=device,
+                                endpoint=bool(endpoint), **kwargs)
     return _numpy("linspace")(start, stop, num, dtype=dtype, device=device,
                               endpoint=bool(endpoint), **kwargs)
 

@@ -280,7 +280,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
         out = _complex_linspace(start, stop, num, dtype, device, endpoint, chunks)
     else:   # dask's blocks, made again as NumPy makes them (any chunks, ends exact);
         # only their chunks and dtype are read, so dask's own `stop - start` may
-        # overflow unseen (NumPy unsigned ends: `uint64(5) - 0` warned "overflow")
+        # overflow unseen (descending NumPy unsigned ends: `uint64(0) - uint64(5)`)
         with np.errstate(over="ignore"):
             out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
                                     endpoint=endpoint, chunks=chunks)

@@ -521,7 +521,7 @@ def concat(arrays, /, *, axis=0):
 def repeat(x, repeats, /, *, axis=None):
     """``repeat`` of the standard on dask arrays; ``axis=None`` repeats the flattened
     array (C order); ``repeats`` checked first (one int: no array of counts)."""
-    check_dask_repeats(repeats, x)
+    check_dask_repeats(x, repeats, axis)
     ns = _ns()
     if _no_element(x):   # dask's fails on an empty axis: "Need array(s) to concatenate"
         if axis is None:

@@ -53,14 +53,19 @@ def differences(x, axis: int, n: int, prepend, append) -> int:
     """``n`` capped at ``x``'s length along ``axis`` with the ends joined: past it the
     result has no element along the axis, whatever ``n`` (NumPy's loop took a step per
     difference, so ``n=2**70`` never ended, and dask's graph grew a layer per
-    difference). A length dask does not know leaves ``n`` as it is."""
+    difference). One difference stays where the joined length is 0 (``n=0`` returns
+    ``x`` itself, ends ignored, in ``x``'s dtype, not the joined one). A length dask
+    does not know, or an end of another rank (the library's error), leaves ``n`` as it
+    is."""
     length = x.shape[axis]
     for end in (prepend, append):
         if end is not None:
             shape = getattr(end, "shape", None)
             shape = np.shape(end) if shape is None else shape
+            if len(shape) not in (0, x.ndim):
+                return int(n)
             length += 1 if len(shape) == 0 else shape[axis]
-    return int(n) if length != length else min(int(n), int(length))
+    return int(n) if length != length else min(int(n), max(int(length), 1))
 
 
 def check_dask_diff(x, axis, n, prepend, append) -> None:

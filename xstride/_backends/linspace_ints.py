@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["integer_past_float", "floored_in_range"]
+__all__ = ["integer_past_float", "floored_linspace", "floored_in_range"]
 
 #: Integers from here on are not all floats: an end this large may round.
 _EXACT = 2**53
@@ -24,6 +24,15 @@ def _plain(v):
     if isinstance(v, (np.ndarray, np.generic)) and np.ndim(v) == 0:
         return v.item()
     return v
+
+
+def _past(v) -> bool:
+    """Whether the end ``v`` (a number, or a NumPy array of them: NumPy's ends may be
+    arrays) reaches past 2**53."""
+    if isinstance(v, np.ndarray):
+        return (v.size > 0 and v.dtype.kind in "iuf"
+                and bool(np.max(np.abs(v.astype(np.float64))) >= _EXACT))
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) >= _EXACT
 
 
 def integer_past_float(start, stop, dtype):
@@ -37,10 +46,13 @@ def integer_past_float(start, stop, dtype):
         return None
     if dt.kind not in "iu":
         return None
-    for v in (_plain(start), _plain(stop)):
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) >= _EXACT:
-            return dt
-    return None
+    return dt if _past(_plain(start)) or _past(_plain(stop)) else None
+
+
+def floored_linspace(linspace, dt: np.dtype, start, stop, num, **kwargs):
+    """``linspace`` (a library's: NumPy's, CuPy's) of the ends in float64, then
+    :func:`floored_in_range` into ``dt``."""
+    return floored_in_range(linspace(start, stop, num, dtype=np.float64, **kwargs), dt)
 
 
 def floored_in_range(y, dt: np.dtype):

@@ -36,7 +36,7 @@ from . import select as _backend
 from .._core.sizes import checked_size
 from .arange_checks import check_arange, refuse_complex
 from .arg_checks import check_linspace, check_step
-from .linspace_ints import floored_in_range, integer_past_float
+from .linspace_ints import floored_linspace, integer_past_float
 from .fill_checks import check_fill_type
 from .shape_checks import check_eye, check_shape
 
@@ -196,9 +196,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **k
     if n is not None and n >= 0:
         _check("linspace", "num", (n,), _scalar_itemsize(dtype, start, stop), result=True)
     if (dt := integer_past_float(start, stop, dtype)) is not None:   # no wrap at the top
-        return floored_in_range(_impl("linspace")(start, stop, num, dtype=np.float64,
-                                                  device=device, endpoint=endpoint,
-                                                  **kwargs), dt)
+        return floored_linspace(_impl("linspace"), dt, start, stop, num, device=device,
+                                endpoint=endpoint, **kwargs)
     return _impl("linspace")(start, stop, num, dtype=dtype, device=device,
                              endpoint=endpoint, **kwargs)
 

@@ -7,7 +7,6 @@ launch.
 
 from __future__ import annotations
 
-import collections.abc
 import numbers
 import os
 from pathlib import Path
@@ -138,7 +137,7 @@ def _sequence_of(label: str, arg: str, value, types: tuple, allowed: str, *,
     ``blank`` (an option: NVRTC reads ``""`` as the name of a source file)."""
     if isinstance(value, (str, bytes, os.PathLike)):
         raise type_error(label, arg, value, allowed)
-    if isinstance(value, collections.abc.Set):
+    if isinstance(value, (set, frozenset)):
         raise type_error(label, arg, value, allowed + " in a fixed order (a set's order "
                          "changes from one process to the next)")
     try:

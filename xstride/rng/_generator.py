@@ -202,7 +202,9 @@ class Philox:
         if type(self) is Philox:
             return (_restore, args)
         added = {k: v for k, v in vars(self).items() if k not in _OWN_ATTRIBUTES}
-        return (_restore, args + (type(self),), added or None)
+        slots = _slot_values(self)   # (pickle takes a dict of slots, never None)
+        return (_restore, args + (type(self),), (added or None, slots) if slots else
+                added or None)
 
     # -------------------------------------------------------------- counters
     # A call works on a local counter and stores it only once its result exists: a call
@@ -508,6 +510,22 @@ class Philox:
 _OWN_ATTRIBUTES = frozenset({"_seed", "_stream", "_be", "_xp", "_counter", "_lock"})
 
 
+def _slot_values(g) -> dict:
+    """The ``__slots__`` attributes a subclass of :class:`Philox` set on ``g`` (their
+    private names mangled as Python stores them), for the copy's state."""
+    out = {}
+    for cls in type(g).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{cls.__name__.lstrip('_')}{name}"
+            if hasattr(g, name):
+                out[name] = getattr(g, name)
+    return out
+
+
 def _restore(seed, stream, backend, counter, cls=None):
     """A :class:`Philox` (or an instance of the subclass ``cls``, made as pickle makes
     one: without calling its ``__init__``) at ``counter``, what
@@ -517,4 +535,4 @@ def _restore(seed, stream, backend, counter, cls=None):
     else:
         g = cls.__new__(cls)
         Philox.__init__(g, seed, stream, backend=backend)
-    return g.advance(counter)
+    return Philox.advance(g, counter)   # (not a subclass's override of it)
