@@ -381,12 +381,12 @@ def test_ascii_ply_bad_token_of_a_list_names_its_line_and_token(tmp_path, faces,
 
 def test_ascii_ply_bad_token_not_found_keeps_plyfile_words(tmp_path, monkeypatch):
     """Where the walk to the token fails, plyfile's words, the row counted from 1."""
-    from xstride._cli import plyio
+    from xstride._cli import ply_errors
 
     def fails(*args):
         raise ValueError("no walk")
 
-    monkeypatch.setattr(plyio, "_row_at", fails)
+    monkeypatch.setattr(ply_errors, "_row_at", fails)
     path = tmp_path / "t.ply"
     path.write_text(_ply_header("ascii", 2) + "0 0 0\n1 abc 3\n")
     with pytest.raises(PointFileError, match=re.escape(
