@@ -83,6 +83,24 @@ def test_dask_linspace_takes_complex_ends():
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("obj, dtype, said", [
+    ([2**64], "uint64", "18446744073709551616, out of bounds for uint64 "
+                        r"\(from 0 to 18446744073709551615\)"),
+    ([1, [2, -1]][1], "uint64", "-1, out of bounds for uint64"),
+    (2**63, "int64", "9223372036854775808, out of bounds for int64"),
+    ((1, 300), "uint8", r"300, out of bounds for uint8 \(from 0 to 255\)"),
+])
+def test_asarray_names_a_python_int_its_integer_dtype_cannot_hold(backend, obj, dtype, said):
+    """A new-user probe: ``asarray([2**64], dtype=uint64)`` said NumPy's "Python int too
+    large to convert to C long", naming neither the argument nor the int."""
+    with xp.use_backend(backend):
+        with pytest.raises(OverflowError, match=f"^asarray: argument 'obj' holds the Python "
+                                                f"int {said}"):
+            xp.asarray(obj, dtype=getattr(xp, dtype))
+        assert xp.to_numpy(xp.asarray([2**64 - 1], dtype=xp.uint64)).tolist() == [2**64 - 1]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
 def test_python_ints_no_integer_dtype_holds_are_overflow_errors(backend):
     with xp.use_backend(backend):
         for call, func, arg in ((lambda: xp.full(2, 2**70), "full", "fill_value"),
@@ -118,8 +136,10 @@ _FILL = "argument 'fill_value' is the Python int "
      f"{_FILL}256, out of bounds for uint8"),
     (lambda: xp.full_like(xp.zeros(0, dtype=xp.uint16), -1), "full_like",
      f"{_FILL}-1, out of bounds for uint16"),
-    (lambda: xp.asarray([1, 300], dtype=xp.int8), "asarray", "300 out of bounds for int8"),
-    (lambda: xp.asarray(-1, dtype=xp.uint32), "asarray", "-1 out of bounds for uint32"),
+    (lambda: xp.asarray([1, 300], dtype=xp.int8), "asarray",
+     "argument 'obj' holds the Python int 300, out of bounds for int8"),
+    (lambda: xp.asarray(-1, dtype=xp.uint32), "asarray",
+     "argument 'obj' holds the Python int -1, out of bounds for uint32"),
 ])
 def test_int_fill_the_dtype_cannot_hold_raises_at_the_call(backend, call, func, match):
     """NumPy raises at the call (NEP 50); dask's full and full_like raised the same

@@ -47,7 +47,7 @@ from .arange_checks import arange_args, bool_range, check_arange
 from .arg_checks import check_linspace
 from .linspace_ints import floored_in_range, integer_past_float
 from .fill_checks import (check_fill_fits, check_fill_type, check_fill_value, check_int_fill,
-                          check_int_items, int_fill_dtype)
+                          check_int_items, int_fill_dtype, name_int_past_dtype)
 from .copy_checks import check_no_copy
 from .dask import check_chunks
 from .dask_arange import (arange_step as _arange_step, narrow_arange as _narrow_arange,
@@ -390,7 +390,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     else:
         if src is not None:
             obj = src.to_host(obj)
-        host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
+        try:
+            host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
+        except OverflowError:   # a Python int the integer dtype cannot hold, named
+            name_int_past_dtype(obj, dtype)
+            raise
         if host.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
             check_int_items("asarray", host)
         if type(obj) in (list, tuple):   # masked items' masks stacked (masked_asarray.py)

@@ -23,7 +23,7 @@ from .shape_checks import named_shape_error
 
 __all__ = ["check_int_fill", "check_fill_fits", "check_fill_type", "check_fill_value",
            "check_int_items",
-           "int_fill_dtype", "INT_LO", "INT_HI", "short_int"]
+           "int_fill_dtype", "INT_LO", "INT_HI", "short_int", "name_int_past_dtype"]
 
 #: the Python ints some NumPy integer dtype holds (int64's and uint64's)
 INT_LO, INT_HI = -2**63, 2**64 - 1
@@ -200,12 +200,40 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     if (not kwargs and obj.__class__ not in _NEVER_MASKED
             and (m := masked_source(obj)) is not None):
         return masked_asarray(m, dtype, device, copy if m is obj else None)
-    out = _numpy("asarray")(obj, dtype=dtype, device=device, copy=copy, **kwargs)
+    try:
+        out = _numpy("asarray")(obj, dtype=dtype, device=device, copy=copy, **kwargs)
+    except OverflowError:
+        name_int_past_dtype(obj, dtype)
+        raise
     if out.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
         check_int_items("asarray", out)
     if out.ndim > 1 and obj.__class__ in SEQUENCES:
         return masked_items(obj, out)   # masked items' masks stacked
     return out
+
+
+def name_int_past_dtype(obj, dtype) -> None:
+    """On NumPy's ``OverflowError`` of ``asarray(obj, dtype=...)`` with an integer
+    ``dtype``: the first Python int of ``obj`` (a number, or a list or tuple of them)
+    that the dtype cannot hold, named with the dtype's range (NumPy's said "Python int
+    too large to convert to C long" of ``[2**64]`` into uint64); nothing where none is
+    found (the caller re-raises NumPy's)."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        return
+    if dt.kind not in "iu" or not isinstance(obj, (int, list, tuple)):
+        return
+    info = np.iinfo(dt)
+    stack = [obj]
+    while stack:
+        v = stack.pop(0)
+        if isinstance(v, (list, tuple)):
+            stack[:0] = list(v)
+        elif type(v) is int and not info.min <= v <= info.max:
+            raise overflow_error("asarray", "obj", f"holds the Python int {short_int(v)}, "
+                                 f"out of bounds for {dt} (from {info.min} to "
+                                 f"{info.max})") from None
 
 
 def _asarray_positional(obj, /):
