@@ -106,6 +106,21 @@ def test_matrix_norm_of_a_vector_names_x_and_valid_orders_compute(backend):
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("offset", [2**70, -2**70, 2**63, 3, -2, 2, -1])
+def test_trace_and_diagonal_take_any_offset(backend, offset):
+    """A new-user probe: an offset past a C long was NumPy's unnamed "Python int too
+    large to convert to C long" where dask's gave the empty diagonal. Past the matrix
+    the diagonal is empty and the trace 0, as NumPy's of the nearest offset there."""
+    x = np.arange(12.0).reshape(2, 2, 3)
+    near = max(-2, min(offset, 3))
+    got_t = xp.to_numpy(xp.linalg.trace(_on(backend, x), offset=offset))
+    got_d = xp.to_numpy(xp.linalg.diagonal(_on(backend, x), offset=offset))
+    np.testing.assert_array_equal(got_t, np.trace(x, near, -2, -1))
+    np.testing.assert_array_equal(got_d, np.diagonal(x, near, -2, -1))
+    assert got_d.shape == np.diagonal(x, near, -2, -1).shape
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("func", ["trace", "diagonal"])
 @pytest.mark.parametrize("shape", [(3,), ()])
 def test_trace_and_diagonal_of_no_matrix_name_x(backend, func, shape):

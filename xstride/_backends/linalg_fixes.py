@@ -465,12 +465,24 @@ def _matrix_power_of(backend: str):
     return matrix_power
 
 
+def _within_reach(x, offset):
+    """``offset`` of ``trace``/``diagonal`` clamped to ``[-rows, cols]`` of ``x``'s
+    matrices: past either end the diagonal has no element, whatever the offset (NumPy's
+    C long refused ``2**70`` with an unnamed ``OverflowError`` where dask's gave the
+    empty diagonal). Lengths dask does not know leave it as it is."""
+    rows, cols = x.shape[-2], x.shape[-1]
+    if rows != rows or cols != cols:
+        return offset
+    return max(-int(rows), min(int(offset), int(cols)))
+
+
 def _trace_of(backend: str):
     def trace(x, /, *, offset=0, dtype=None):
         """``linalg.trace`` of the standard; ``offset`` an int, checked first."""
         check_linalg_args("trace", offset)
         check_matrices("trace", x)   # NumPy's: "diag requires an array of at least two ..."
-        return _backend.namespace(backend).linalg.trace(x, offset=offset, dtype=dtype)
+        return _backend.namespace(backend).linalg.trace(x, offset=_within_reach(x, offset),
+                                                        dtype=dtype)
     return trace
 
 
@@ -479,7 +491,7 @@ def _diagonal_of(backend: str):
         """``linalg.diagonal`` of the standard; ``offset`` an int, checked first."""
         check_linalg_args("diagonal", offset)
         check_matrices("diagonal", x)
-        return _backend.namespace(backend).linalg.diagonal(x, offset=offset)
+        return _backend.namespace(backend).linalg.diagonal(x, offset=_within_reach(x, offset))
     return diagonal
 
 
