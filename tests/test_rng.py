@@ -371,6 +371,8 @@ def test_a_subclass_copies_and_pickles_as_itself():
         assert (h.seed, h.stream, h.counter, h.backend) == (9, 0, 3, "numpy")
         np.testing.assert_array_equal(h.uniform(3), copy.copy(g).uniform(3))
     assert repr(g) == "TaggedPhilox(seed=9, stream=0, counter=3, backend='numpy')"
+    with pytest.raises(AttributeError, match="^'TaggedPhilox' object has no attribute 'foo'$"):
+        g.foo   # noqa: B018 - the subclass named (a review: it said 'Philox')
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])

@@ -191,7 +191,7 @@ class Philox:
     def __getattr__(self, name):
         # only a name the generator lacks comes here: NumPy's Generator methods it has
         # not (random, standard_normal, choice, ...) say what to write instead
-        raise missing_method(name)
+        raise missing_method(name, type(self).__name__)
 
     def __reduce__(self):
         """Pickled and copied (``copy.copy``, ``copy.deepcopy``) as its seed, stream,

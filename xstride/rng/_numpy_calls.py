@@ -143,10 +143,11 @@ _BIT_GENERATOR.update(dict.fromkeys(
     "xstride/random.cuh in C or CUDA code: Philox has no C interface"))
 
 
-def missing_method(name: str) -> AttributeError:
+def missing_method(name: str, cls_name: str = "Philox") -> AttributeError:
     """The ``AttributeError`` of ``Philox``'s attribute ``name``: for a name of NumPy's
     ``Generator`` it lacks (or of NumPy's own bit generator ``numpy.random.Philox``),
-    what to write instead; else Python's own message."""
+    what to write instead; else Python's own message, naming the class ``cls_name`` (a
+    subclass's name)."""
     if name in _DISTRIBUTIONS:
         return error(AttributeError, "Philox", f"no method {name!r} (NumPy's Generator."
                                                f"{name}): Philox draws only uniform(shape), "
@@ -162,4 +163,4 @@ def missing_method(name: str) -> AttributeError:
         if name in table:
             return error(AttributeError, "Philox", f"no attribute {name!r} (NumPy's {owner}"
                                                    f".{name}); write {table[name]}")
-    return AttributeError(f"'Philox' object has no attribute {name!r}")
+    return AttributeError(f"{cls_name!r} object has no attribute {name!r}")
