@@ -168,22 +168,33 @@ def _row_at(p: Path, element: str, row: int):
         return line + before + row + 1, text, elements[index][2]
 
 
-def element_error(p: Path, exc) -> PointFileError:
-    """plyfile's ``PlyElementParseError`` (``element 'face': row 0: property 'v': early
-    end-of-line``), its row counted from 1 as lines and points are, with its line in an
-    ASCII file; "malformed input" there names the line and token (:func:`_bad_token`)."""
+def _walked(p: Path, exc):
+    """``(line, the token's error or None)`` of plyfile's error ``exc`` in an ASCII file,
+    read from the row itself; ``(None, None)`` where the walk cannot read the header or
+    the row (a binary file, a header plyfile alone understands)."""
     elt, row, prop = exc.element, exc.row, exc.prop
-    at = "" if row is None else f"row {row + 1}: "
     try:
         line, text, props = _row_at(p, elt.name, row) or (None, "", [])
-        at = f"row {row + 1} (line {line}): " if line else at
         for token, kind, name, what in (_row_tokens(props, text)
                                         if exc.message == "malformed input" else ()):
             bad = name == prop.name and _bad_token(p, line, token, kind, elt.name, name, what)
             if bad:
-                return bad
+                return line, bad
+        return line, None
     except (ValueError, IndexError, KeyError, AttributeError, TypeError, OSError):
-        pass
+        return None, None
+
+
+def element_error(p: Path, exc) -> PointFileError:
+    """plyfile's ``PlyElementParseError`` (``element 'face': row 0: property 'v': early
+    end-of-line``), its row counted from 1 as lines and points are, with its line in an
+    ASCII file; "malformed input" there names the line and token (:func:`_bad_token`);
+    plyfile's words where the row cannot be walked (:func:`_walked`)."""
+    elt, row, prop = exc.element, exc.row, exc.prop
+    line, bad = _walked(p, exc)
+    if bad:
+        return bad
+    at = "" if row is None else f"row {row + 1} (line {line}): " if line else f"row {row + 1}: "
     words = (f"element {elt.name!r}: " if elt is not None else "") + at + \
         (f"property {prop.name!r}: " if prop is not None else "") + exc.message
     return PointFileError(f"{p}: not a valid PLY file ({words})")
