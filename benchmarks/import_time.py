@@ -93,7 +93,7 @@ def main(argv=None) -> int:
     print(f"# {args.runs} runs, {'no cached bytecode' if args.uncached else 'cached bytecode'}, "
           f"demo {' '.join(demo_args)}")
     for t, cols in rows.items():
-        print(f"{t}")
+        print(f"tree {t}:")
         for key, vals in cols.items():
             runs = ", ".join(f"{v:.3g}" for v in vals)
             print(f"  {key:<15} median {statistics.median(vals):8.3g}   ({runs})")

@@ -575,3 +575,18 @@ def test_one_cell_and_one_point_a_voxel_are_singular(capsys):
     assert main(["demo", "--n", "50", "--levels", "2", "--voxel", "0.5"]) == 0
     out = capsys.readouterr().out
     assert "(64 cells)" in out and "points per voxel on average)" in out
+
+
+def test_a_dangling_link_and_a_loop_of_links_are_named(tmp_path, capsys):
+    """A symbolic link whose target is missing named that target, and a loop of links
+    the system's reason; both were "no such file", as for a name that holds nothing."""
+    dangling = tmp_path / "dangling.xyz"
+    dangling.symlink_to(tmp_path / "gone.xyz")
+    assert user_error(capsys, "--points", str(dangling)) == (
+        f"xstride demo: error: {dangling}: no such file (a symbolic link to "
+        f"{tmp_path / 'gone.xyz'}, which does not exist)")
+    first, second = tmp_path / "loop1.xyz", tmp_path / "loop2.xyz"
+    first.symlink_to(second)
+    second.symlink_to(first)
+    assert user_error(capsys, "--points", str(first)) == (
+        f"xstride demo: error: {first}: cannot read: Too many levels of symbolic links")

@@ -68,13 +68,30 @@ def check_path(path) -> Path:
     except OSError as exc:  # a name too long for the file system (ENAMETOOLONG), ...
         raise PointFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
     if not exists:    # before the extension: a missing ".npy" has none to Python
-        raise PointFileError(f"{p}: no such file")
+        raise PointFileError(f"{p}: {_missing(p)}")
     if p.suffix.lower() not in FORMATS:
         raise PointFileError(f"{p}: unknown point-file extension {p.suffix or '(none)'!r}; "
                              f"known: {', '.join(FORMATS)}")
     if not regular:
         raise PointFileError(f"{p}: not a regular file")
     return p
+
+
+def _missing(p: Path) -> str:
+    """Why ``p``, which ``Path.exists`` denies, names no file: "no such file", or for a
+    symbolic link the link's own fault: its target missing (named), or the system's
+    reason it cannot be followed (a loop of links: ``ELOOP``)."""
+    try:
+        target = os.readlink(p)   # OSError where p is no symbolic link
+    except OSError:
+        return "no such file"
+    try:
+        os.stat(p)
+    except FileNotFoundError:
+        return f"no such file (a symbolic link to {target}, which does not exist)"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    return "no such file"
 
 
 def read_points(path) -> np.ndarray:
