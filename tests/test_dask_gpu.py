@@ -114,15 +114,14 @@ def test_cupy_chunks_keys_and_sort_equal_numpy(cuda_client, cp):
 @pytest.mark.parametrize("memory", [True, False])
 def test_cupy_chunks_sort_both_graphs_signed_keys_and_empty_chunks(cuda_client, cp,
                                                                     monkeypatch, memory):
-    """CuPy chunks split "grouped" (a search per key, a stable sort of one-byte partition
-    numbers); merges slicing the chunks in place (one worker) or one task per piece, as
-    on a cluster of several GPUs: NumPy's stable sort, every column on the device. (One
+    """CuPy chunks split by partition (a search per key, a stable sort of one-byte
+    partition numbers); merges slicing the chunks in place (one worker) or one task per
+    piece, as on a cluster of several GPUs: NumPy's stable sort, every column on the device. (One
     GPU worker of one thread sorts every row in one task, ``ONE_SORT``: turned off here
     to build the sample sort's graph.)"""
     from xstride._chunked import sample_sort as ss
     from xstride._kernels import sort as device_sort
 
-    assert device_sort.SPLIT == "grouped"
     monkeypatch.setattr(device_sort, "ONE_SORT", False)
     monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
     monkeypatch.setattr(ss, "_PARTITION_ROWS", 10)   # an output partition per chunk

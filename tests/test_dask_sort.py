@@ -66,15 +66,6 @@ def test_big_endian_keys_and_values_keep_their_dtype(chunks):
         np.testing.assert_array_equal(c, w)
 
 
-@pytest.fixture(params=["sorted", "grouped"])
-def split(request, monkeypatch):
-    """Both ways of splitting a chunk, on NumPy chunks (CuPy chunks take "grouped")."""
-    from xstride._host import sort as host_sort
-
-    monkeypatch.setattr(host_sort, "SPLIT", request.param)
-    return request.param
-
-
 @pytest.fixture(params=[True, False])
 def memory(request, monkeypatch):
     """The merges slicing the chunks in one memory, or one task per piece."""
@@ -84,7 +75,7 @@ def memory(request, monkeypatch):
 
 @pytest.mark.parametrize("chunks", [(0, 400, 0, 211, 389, 0), (1, 1, 998), (1000,),
                                     (100,) * 10])
-def test_both_splits_in_one_or_many_memories(split, memory, chunks):
+def test_splits_in_one_or_many_memories(memory, chunks):
     rng = np.random.default_rng(5)
     keys = rng.integers(-9, 9, 1000).astype(np.int64)
     keys[::13] = 2**40
@@ -93,7 +84,7 @@ def test_both_splits_in_one_or_many_memories(split, memory, chunks):
     _check(rng.integers(0, 2**64 - 1, 1000, dtype=np.uint64, endpoint=True), chunks)
 
 
-def test_more_partitions_than_one_byte_numbers(split):
+def test_more_partitions_than_one_byte_numbers():
     keys = np.random.default_rng(6).integers(0, 10**6, 3000).astype(np.uint64)
     _check(keys, (10,) * 300)   # 299 splitters: two-byte partition numbers
 

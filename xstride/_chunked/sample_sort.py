@@ -17,18 +17,16 @@ messages, docs/performance.md, "Fewer steps for the dask pipeline"):
    splitters' task draws the samples itself: one step instead of two (on a cluster of
    one worker each step costs a few milliseconds of the scheduler's batched messages).
 2. ``split``: each chunk is split by the splitters, carrying its global row numbers
-   and values, in the way its sort executor names (``SPLIT``):
+   and values: each key's partition is found by a binary search among the splitters
+   and the rows are grouped by partition with a stable sort of one-byte (or two-byte)
+   partition numbers, a single radix pass; the keys inside a group stay in row order.
+   The full sort is left to the merge alone, so each row is sorted once (NumPy chunks
+   were sorted by key and cut until 2026-12-07: on the host too the grouping costs
+   less, 0.26-0.30 against 0.36-0.38 s for 2**22 rows of 30-bit keys in 32 partitions
+   on the 2-core development machine, and the merge, which sorts its pieces from
+   scratch either way, the same; docs/performance.md).
 
-   - ``"sorted"`` (NumPy): the chunk is sorted by key (stable) and cut where the
-     splitters fall (``P`` binary searches). A packed sort of a chunk costs less than a
-     binary search per key;
-   - ``"grouped"`` (CuPy): each key's partition is found by a binary search among the
-     splitters and the rows are grouped by partition with a stable sort of one-byte
-     (or two-byte) partition numbers, a single radix pass; the keys inside a group stay
-     in row order. On the device a search per key is cheap and the full sort is left to
-     the merge alone.
-
-   Either way piece ``j`` of a chunk holds its keys of partition ``j``, equal keys in
+   Piece ``j`` of a chunk holds its keys of partition ``j``, equal keys in
    row order, and the cuts come back as ``Q + 1`` host ints (on the device, one small
    copy per chunk); a task per chunk takes them from the split (one memory: the sizes'
    task reads the splits).
@@ -148,28 +146,19 @@ def _rows(order, offset: int):
 def _split(keys, offset: int, splitters, *values):
     """``(cuts, keys, rows, *values)`` of one chunk, reordered so that rows
     ``cuts[j] .. cuts[j+1] - 1`` are its keys of partition ``j`` (equal keys in row
-    order); ``cuts`` is a host int64 array ``[0, ..., m]`` of ``P + 1`` entries."""
-    ex = _config.executor_of("sort", keys)
+    order, every group in row order); ``cuts`` is a host int64 array ``[0, ..., m]`` of
+    ``P + 1`` entries."""
     m = keys.shape[0]
     xp = array_namespace(keys)
     if splitters.size == 0 or m == 0:   # one partition: rows stay as they are
-        rows = xp.arange(m, dtype=xp.int64)
         cuts = np.array([0] + [m] * (splitters.size + 1), dtype=np.int64)
-        if ex.SPLIT == "sorted":
-            keys, order, *values = ex.sort_by_key(keys, list(values))
-            rows = order
-        return (cuts, keys, _rows(rows, offset), *values)
-    dev = _config.like(splitters, keys)
-    if ex.SPLIT == "sorted":
-        sk, order, *carried = ex.sort_by_key(keys, list(values))
-        inner = xp.searchsorted(sk, dev, side="right")
-    else:   # "grouped": partition numbers, then a stable sort of those
-        part = xp.searchsorted(dev, keys, side="left")
-        small = xp.uint8 if splitters.size < 2**8 else (
-            xp.uint16 if splitters.size < 2**16 else xp.uint32)
-        gp, order, sk, *carried = ex.sort_by_key(xp.astype(part, small), [keys, *values])
-        inner = xp.searchsorted(gp, xp.arange(1, splitters.size + 1, dtype=small),
-                                side="left")
+        return (cuts, keys, _rows(xp.arange(m, dtype=xp.int64), offset), *values)
+    ex = _config.executor_of("sort", keys)
+    part = xp.searchsorted(_config.like(splitters, keys), keys, side="left")
+    small = xp.uint8 if splitters.size < 2**8 else (
+        xp.uint16 if splitters.size < 2**16 else xp.uint32)
+    gp, order, sk, *carried = ex.sort_by_key(xp.astype(part, small), [keys, *values])
+    inner = xp.searchsorted(gp, xp.arange(1, splitters.size + 1, dtype=small), side="left")
     cuts = np.concatenate([[0], np.asarray(_config.to_host(inner), dtype=np.int64), [m]])
     return (cuts, sk, _rows(order, offset), *carried)
 
@@ -187,12 +176,9 @@ def _concat(xp, parts):
     return out if out.dtype == parts[0].dtype else xp.astype(out, parts[0].dtype)
 
 
-def _merge(sorted_pieces: bool, *pieces):
+def _merge(*pieces):
     """One output partition: its pieces in chunk order, sorted by key (stable)."""
-    nonempty = [p for p in pieces if p[0].shape[0]]
-    if sorted_pieces and len(nonempty) == 1:   # one chunk gave every row, sorted
-        return nonempty[0]
-    pieces = nonempty or pieces[:1]
+    pieces = [p for p in pieces if p[0].shape[0]] or pieces[:1]
     xp = array_namespace(pieces[0][0])
     # NumPy's concatenate makes big-endian pieces ('>u8' keys, '>f8' values from a FITS
     # or HDF5 file) native: cast back to the pieces' dtype, the columns' declared one
@@ -201,10 +187,10 @@ def _merge(sorted_pieces: bool, *pieces):
     return (sk, *carried)
 
 
-def _merge_in_place(j: int, sorted_pieces: bool, *splits):
+def _merge_in_place(j: int, *splits):
     """:func:`_merge` of partition ``j`` sliced from the split chunks themselves (one
     memory: nothing travels)."""
-    return _merge(sorted_pieces, *[_piece(s, j) for s in splits])
+    return _merge(*[_piece(s, j) for s in splits])
 
 
 def _cuts(split):
@@ -310,7 +296,6 @@ def sample_sort(keys, values) -> tuple:
     rows_of = keys.chunks[0]
     vals = [v.rechunk({0: rows_of} if v.ndim == 1 else {0: rows_of, 1: -1}) for v in values]
     offsets = np.concatenate([[0], np.cumsum(rows_of[:-1], dtype=np.int64)]).astype(int)
-    sorted_pieces = _config.executor_of("sort", keys._meta).SPLIT == "sorted"
     kk = keys.__dask_keys__()
     vk = [[row[0] if v.ndim == 2 else row for row in v.__dask_keys__()] for v in vals]
     if nparts == 1:   # before the cluster is asked for its workers (a round trip)
@@ -356,14 +341,14 @@ def sample_sort(keys, values) -> tuple:
     placement = None
     if in_place:
         for j in range(nout):
-            merges[(merge, j)] = (_merge_in_place, j, sorted_pieces) \
+            merges[(merge, j)] = (_merge_in_place, j) \
                 + tuple((split, i) for i in range(nparts))
     else:
         for i in range(nparts):
             for j in range(nout):
                 dsk[(piece, i, j)] = (_piece, (split, i), j)
         for j in range(nout):
-            merges[(merge, j)] = (_merge, sorted_pieces) \
+            merges[(merge, j)] = (_merge,) \
                 + tuple((piece, i, j) for i in range(nparts))
         placement = _placement(workers, nout)
     # the partitions' lengths come back as the splits' cuts (P + 1 host ints a chunk),

@@ -35,11 +35,7 @@ import numpy as np
 
 from .._core.errors import value_error
 
-__all__ = ["sort_by_key", "check_key_bits", "stable_order", "SPLIT", "ONE_SORT"]
-#: How the distributed sort (``xstride/_chunked/sample_sort.py``) splits a chunk of
-#: this backend among the output partitions: sort it (a packed sort costs less here
-#: than a binary search per key among the splitters), then cut it.
-SPLIT = "sorted"
+__all__ = ["sort_by_key", "check_key_bits", "stable_order", "ONE_SORT"]
 #: Whether the distributed sort sorts every row in one call where all chunks lie in one
 #: memory of one thread: no on the host, whose partitions stay at most 2**22 rows
 #: (``sample_sort._output_parts``; docs/dask.md).

@@ -35,7 +35,7 @@ from ._devices import check as check_devices
 from ._launch import Launch, i32, i64, slot32, slot64, u64
 from ._lru import Bounded
 
-__all__ = ["sort_by_key", "radix_sort", "key_bits_of", "SPLIT", "ONE_SORT"]
+__all__ = ["sort_by_key", "radix_sort", "key_bits_of", "ONE_SORT"]
 
 _SRC = "radix_sort.cu"
 _BLOCKS_PER_SM = 8   # blocks of the grid-stride kernels (OR, histogram) per SM
@@ -43,11 +43,6 @@ _BLOCKS_PER_SM = 8   # blocks of the grid-stride kernels (OR, histogram) per SM
 #: Prepared launches: (kernel expression, grid, fixed arguments, device) -> Launch
 _LAUNCHES = Bounded(256)
 
-#: How the distributed sort (``xstride/_chunked/sample_sort.py``) splits a chunk of
-#: this backend among the output partitions: group its rows by partition (a binary
-#: search per key among the splitters, then a stable radix sort of one-byte partition
-#: numbers: one pass), leaving the full sort to the merge, so each row is sorted once.
-SPLIT = "grouped"
 #: Whether the distributed sort, where every chunk lies in one memory of one thread
 #: (a dask-cuda worker of one GPU), sorts all rows in one call: yes on the device,
 #: where the radix sort of every row costs less than a split and a merge of each
