@@ -37,13 +37,16 @@ def collect() -> dict:
     (:func:`xstride.cuda.capabilities`, plus the feature row ``host_philox``:
     ``available`` whether the host Philox executor runs compiled C, ``reason`` why
     not, ``path`` e.g. ``"compiled C (gcc 12.2)"`` or ``"NumPy ufuncs (<reason>)"``,
-    and ``host_bin_offsets`` likewise for the compiled pass of ``bin_offsets``).
+    ``host_bin_offsets`` likewise for the compiled pass of ``bin_offsets``, and
+    ``host_partition`` for the compiled grouping of the dask backend's sort of NumPy
+    chunks).
     """
     from ..cuda._device import capabilities, device_count, device_properties
 
     caps = capabilities()
     caps = {**caps, "features": {**caps["features"], "host_philox": _host_philox(),
-                                        "host_bin_offsets": _host_bin_offsets()}}
+                                        "host_bin_offsets": _host_bin_offsets(),
+                                        "host_partition": _host_partition()}}
     devices = []
     if caps["device"] is not None:
         devices = [device_properties(i) for i in range(device_count())]
@@ -72,6 +75,12 @@ def _host_bin_offsets() -> dict:
     return _backends.default().executor("segments").native_status()
 
 
+def _host_partition() -> dict:
+    """Capability row of the compiled grouping of the dask sort's NumPy chunks (compiles
+    its C loop on first use)."""
+    return _backends.default().executor("sort").partition_status()
+
+
 def _print_table(info: dict) -> None:
     active = info["backend"] or f"none ({info['backend_error']})"
     print(f"xstride {info['versions']['xstride']}  (active backend: {active})")
@@ -88,7 +97,7 @@ def _print_table(info: dict) -> None:
     print("capabilities:")
     for feat, row in info["capabilities"]["features"].items():
         state = "yes" if row["available"] else f"no ({row['reason']})"
-        if "path" in row:  # host_philox, host_bin_offsets: which executor runs, e.g. "compiled C (gcc 12.2)"
+        if "path" in row:  # host_philox, host_bin_offsets, host_partition: which executor runs, e.g. "compiled C (gcc 12.2)"
             state = row["path"]
         print(f"  {feat:<22} {state}")
 

@@ -33,9 +33,13 @@ from __future__ import annotations
 
 import numpy as np
 
+# the distributed sort's grouping of a chunk by partition (its compiled loop, else None)
+from .partition import native_status as partition_status, partition
+
 from .._core.errors import value_error
 
-__all__ = ["sort_by_key", "check_key_bits", "stable_order", "ONE_SORT"]
+__all__ = ["sort_by_key", "check_key_bits", "stable_order", "partition", "partition_status",
+           "ONE_SORT"]
 #: Whether the distributed sort sorts every row in one call where all chunks lie in one
 #: memory of one thread: no on the host, whose partitions stay at most 2**22 rows
 #: (``sample_sort._output_parts``; docs/dask.md).
