@@ -177,6 +177,19 @@ def test_an_alias_defined_as_two_types_is_refused_by_name(tmp_path, src, name):
         and "'double'" in msg and "'float'" in msg and "give each definition its own name" in msg
 
 
+@pytest.mark.parametrize("src", [
+    "typedef double real;\n__device__ float f() { typedef float real; return 0; }\n",
+    "typedef double real;\n",   # the kernel's own body below holds the other
+    "using real = double;\nauto g = [](int a) { using real = float; return a; };\n",
+])
+def test_an_alias_inside_a_function_body_is_local(src):
+    """A new-user probe: a ``typedef`` (or ``using``) inside a function's body made the
+    global alias of its name "defined more than once" and the kernel was refused; it
+    names nothing seen from namespace scope, where the parameter's type is read."""
+    k = CudaKernel(src + "__global__ void k(real x) { typedef float real; real y = x; }", "k")
+    assert str(k.params[0].ctype.dtype) == "float64"
+
+
 def test_an_alias_defined_twice_as_one_type_is_read():
     """Two definitions of one type, spelled alike or not, are that type."""
     k = CudaKernel("#if A\ntypedef unsigned int u32;\n#else\ntypedef unsigned u32;\n#endif\n"

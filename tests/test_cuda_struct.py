@@ -172,6 +172,46 @@ def test_a_struct_under_pragma_pack_is_not_a_plain_field_list(gpu):  # noqa: F81
     assert k.params[0].ctype.fields is None
 
 
+@pytest.mark.parametrize("src, kw", [
+    # a header that leaves a packing in force packs the includer's structs after it
+    ('#include "pack1.h"\nstruct P { char c; int n; };\n', {"include_dirs": True}),
+    # a packing in force where a header is included packs the header's structs
+    ('#pragma pack(push, 1)\n#include "defp.h"\n#pragma pack(pop)\n', {"include_dirs": True}),
+    # a pre-included header's packing reaches every struct of the source
+    ("struct P { char c; int n; };\n", {"pre_include": True}),
+    # the _Pragma operator, written or behind a macro
+    ('_Pragma("pack(1)")\nstruct P { char c; int n; };\n', {}),
+    ('#define PACK _Pragma("pack(push, 1)")\nPACK\nstruct P { char c; int n; };\n', {}),
+])
+def test_a_packing_from_another_file_or_a_pragma_operator_is_in_force(tmp_path, src, kw):
+    """A new-user probe: a ``#pragma pack`` in another file (a header, a pre-included
+    one) or a ``_Pragma("pack(1)")`` was not seen, and the struct was checked as a
+    plain field list at its natural offsets: an 8-byte value was accepted for the
+    kernel's 5-byte struct. Its fields are now unchecked (name only), as under a
+    ``#pragma pack`` of the source."""
+    (tmp_path / "pack1.h").write_text("#pragma pack(push, 1)\n")
+    (tmp_path / "defp.h").write_text("struct P { char c; int n; };\n")
+    args = {}
+    if kw.get("include_dirs"):
+        args["include_dirs"] = [tmp_path]
+    if kw.get("pre_include"):
+        args["options"] = ("-include", str(tmp_path / "pack1.h"))
+    k = CudaKernel(src + "__global__ void k(P p) {}", "k", **args)
+    assert k.params[0].ctype.struct == "P" and k.params[0].ctype.fields is None
+
+
+def test_a_balanced_packing_in_a_header_leaves_other_structs_plain(tmp_path):
+    """A header whose ``push`` and ``pop`` enclose its own structs (no ``#include``
+    between them) packs nothing else: the source's struct is still checked field by
+    field, and ``_Pragma`` of another pragma (``unroll``) is no packing."""
+    (tmp_path / "own.h").write_text("#pragma pack(push, 1)\nstruct H { char c; int n; };\n"
+                                    "#pragma pack(pop)\n")
+    k = CudaKernel('#include "own.h"\nstruct P { char c; int n; };\n'
+                   '__global__ void k(P p, H h) { _Pragma("unroll") for (int i = 0; i < 2; ++i) {} }',
+                   "k", include_dirs=[tmp_path])
+    assert [p.ctype.fields is None for p in k.params] == [False, True]
+
+
 def test_a_scoped_enum_is_no_struct():
     """'enum class E' was read as a struct E (a CudaStruct value expected for it); it
     is its underlying integer type (tests/test_cuda_signature_types.py)."""

@@ -477,6 +477,13 @@ def test_a_device_function_of_the_kernel_s_name_is_refused(source, name):
     "namespace b { __device__ void k(int a) {} }\n__global__ void k(float* x) {}",
     "__device__ float kk(float a) { return a; }\n__global__ void k(float* x) { x[0] = kk(1.f); }",
     "__device__ void f(float* x) { x[0] = 1.f; }\n__global__ void k(float* x) { f(x); }",
+    # a struct's member function of the kernel's name is no overload of it (a new-user
+    # probe: these were refused as "declared beside the kernel")
+    "struct S { __device__ void k(int) {} };\n__global__ void k(float* x) {}",
+    "struct S { static __device__ void k(int) {} };\n__global__ void k(float* x) {}",
+    "template <class T> struct S { __device__ T k() const { return T(); } };\n"
+    "__global__ void k(float* x) {}",
+    "__global__ void k(float* x) { struct L { __device__ void k() {} }; }",
 ])
 def test_device_functions_of_other_names_or_scopes_are_taken(source):
     assert [p.name for p in CudaKernel(source, "k").params] == ["x"]

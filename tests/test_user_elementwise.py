@@ -271,3 +271,20 @@ def test_a_numpy_argument_says_the_kernel_runs_on_a_gpu():
                                         r"runs on a GPU: move a NumPy array there with "
                                         r"xstride.to_device or cupy.asarray"):
         k(np.arange(3, dtype=np.float32))
+
+
+@pytest.mark.parametrize("params", ["raw float32 x", "raw T x", "const raw float32 x"])
+def test_raw_parameters_are_refused(params):
+    """``raw`` before the type (CuPy's keyword) is refused: the engine has no raw
+    parameters."""
+    with pytest.raises(NotImplementedError, match="'raw' parameters .* are not supported"):
+        xp.cuda.ElementwiseKernel(params, "float32 z", "z = 1", "k")
+
+
+@pytest.mark.parametrize("params, out", [("float32 raw", "float32 z"),
+                                         ("float32 x", "T raw")])
+def test_a_parameter_named_raw_is_a_parameter(params, out):
+    """``raw`` is a keyword only before the type, as CuPy reads it; a parameter may be
+    named ``raw`` (it was refused as a raw parameter)."""
+    k = xp.cuda.ElementwiseKernel(params, out, "z = 1", "k")
+    assert "raw" in [p[0] for p in k.in_params + k.out_params]

@@ -9,6 +9,7 @@ import re
 
 from .._core.csource import code_only
 from .._core.errors import error
+from ._namespaces import function_bodies
 
 __all__ = ["find_aliases", "expand_aliases", "merge_aliases", "merge_structs", "conflict_in",
            "Conflicting", "read_through_conflict", "rank_value", "typedef_names",
@@ -180,11 +181,14 @@ def typedef_names(text: str, end: int) -> list[str]:
             if re.fullmatch(r"\s*[^\W\d]\w*\s*", d)]
 
 
-def find_aliases(text: str) -> dict[str, str]:
+def find_aliases(text: str, local: bool = False) -> dict[str, str]:
     """``{name: aliased type text}`` of every ``typedef`` / ``using`` alias in C text
     (``typedef Array4D<float> V;``, ``using P = const float*;``); alias templates
     (``template <class T> using V = ...``) are not aliases of one type and are left
-    out. The signature parser and the HIP gate read aliases from this one table.
+    out, as are the aliases written inside a function's body (local to it: a
+    parameter's type never names one) unless ``local``, as the HIP gate reads them (a
+    local struct's field may name one). The signature parser and the HIP gate read
+    aliases from this one table.
 
     An enum is an alias of its underlying integer type where that is certain
     (``enum class E`` is an ``int``, ``enum E : short`` a ``short``, an unscoped enum
@@ -193,9 +197,20 @@ def find_aliases(text: str) -> dict[str, str]:
     """
     text = _SPLICE.sub("", code_only(text))
     out = _enums(text)
-    found = [pair for m in _TYPEDEF.finditer(text) for pair in _typedef_declarators(m.group(1))]
+    bodies = None   # the function bodies, whose aliases are local (found on first need)
+
+    def inside(pos: int) -> bool:
+        nonlocal bodies
+        if local:
+            return False
+        if bodies is None:
+            bodies = function_bodies(text)
+        return any(o < pos < c for o, c in bodies)
+
+    found = [pair for m in _TYPEDEF.finditer(text) if not inside(m.start())
+             for pair in _typedef_declarators(m.group(1))]
     found += [(m.group(1), m.group(2)) for m in _USING.finditer(text)
-              if not _TEMPLATE_BEFORE.search(text, 0, m.start())]
+              if not _TEMPLATE_BEFORE.search(text, 0, m.start()) and not inside(m.start())]
     for name, aliased in found:
         # "enum E" in an alias is the type E (its entry in this table); C's "typedef
         # enum E E;" / "typedef struct S S;" names the type it is: no alias

@@ -82,7 +82,7 @@ def _parse(text: str, what: str):
             raise error(ValueError, "ElementwiseKernel", f"empty {what} parameter in "
                                     f"{text!r}; expected 'TYPE NAME, TYPE NAME, ...'")
         words = part.split()
-        if "raw" in words:
+        if "raw" in words[:-2]:   # a keyword before the type, as CuPy reads it (a name may be raw)
             raise NotImplementedError(
                 f"ElementwiseKernel: 'raw' parameters ({part!r}) are not supported by "
                 "xstride's engine; use cupy.ElementwiseKernel for them")

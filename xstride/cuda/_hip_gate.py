@@ -92,7 +92,7 @@ def _aliases(texts, options=()) -> dict[str, str]:
     out: dict[str, str] = {}
     for text in [defines_from_options(options), *texts]:
         merge_aliases(out, _macros(text))
-        merge_aliases(out, find_aliases(text))
+        merge_aliases(out, find_aliases(text, local=True))   # a local struct's too
         merge_aliases(out, find_alias_templates(text))
     return out
 

@@ -20,8 +20,9 @@ from itertools import product
 
 from .._core.csource import SPACE as _S, is_c_identifier
 
-__all__ = ["split_name", "namespace_blocks", "inner_blocks", "blank_directives", "enclosing",
-           "lookup_names", "spelled", "written_scopes", "Scope"]
+__all__ = ["split_name", "namespace_blocks", "inner_blocks", "function_bodies",
+           "blank_directives", "enclosing", "lookup_names", "spelled", "written_scopes",
+           "Scope"]
 
 _NAME = r"[^\W\d]\w*"
 # attributes of a namespace, which do not change its name: [[deprecated]],
@@ -33,6 +34,11 @@ _PART = re.compile(rf"(inline\s+)?({_NAME})")
 _DIRECTIVE = re.compile(rf"^{_S}*(?:#|%:).*$", re.M)
 #: The head of a linkage block, ``extern "C" {`` with its literal blanked.
 _LINKAGE = re.compile(r'extern\s*"[^"]*"')
+#: The end of a function's head before its body's ``{``: the parameter list's ``)``, then
+#: qualifiers (``const``, ``noexcept``, ``&&``, ...) and a trailing return type.
+_FUNCTION_HEAD_END = re.compile(
+    r"\)\s*(?:(?:const|volatile|noexcept(?:\s*\([^()]*\))?|override|final|mutable|&&?)\s*)*"
+    r"(?:->[^;{}]*)?$")
 #: The written qualifier of a declarator's name: "a::b::" before "k(", or "::".
 _QUALIFIER = re.compile(rf"(::\s*)?((?:{_NAME}\s*::\s*)*)$")
 
@@ -111,6 +117,15 @@ def inner_blocks(text: str) -> list[tuple[int, int]]:
     one (a function body, a struct, an initializer) is not at namespace scope."""
     return [(o, c) for o, c, scopes, head in _all_blocks(text)
             if scopes is None and not _LINKAGE.fullmatch(head.strip())]
+
+
+def function_bodies(text: str) -> list[tuple[int, int]]:
+    """``(open, close)`` of each block of code-only text whose head ends as a function's
+    does (its parameter list's ``)``, then qualifiers): a function's or lambda's body, or
+    a statement's block inside one. A declaration written there (a ``typedef``, a local
+    struct's member) names nothing seen from namespace scope."""
+    return [(o, c) for o, c, scopes, head in _all_blocks(text)
+            if scopes is None and _FUNCTION_HEAD_END.search(head.rstrip())]
 
 
 def enclosing(blocks, pos: int) -> tuple[Scope, ...]:

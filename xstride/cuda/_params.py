@@ -14,8 +14,8 @@ import re
 
 from .._core.csource import SPACE as _S, code_only, directive_readings
 from .._core.errors import error
-from ._namespaces import (enclosing, lookup_names, namespace_blocks, split_name, spelled,
-                          written_scopes)
+from ._namespaces import (enclosing, inner_blocks, lookup_names, namespace_blocks,
+                          split_name, spelled, written_scopes)
 from ._aliases import expand_aliases
 from ._signature import (_DROP, Param, Signature, _split_decl, _split_top, find_aliases,
                          find_structs, merge_aliases, parse_type, scalar_dtype, type_key)
@@ -48,8 +48,9 @@ def _global_candidates(text: str, name: str):
     declaration is in (the enclosing blocks', then a qualifier written before the name:
     ``void a::k(``) and the end of its ``(``), the text's namespace blocks (``None``
     when there is no candidate), and the scopes of the ``__device__`` functions of that
-    name (a kernel's overload that the compiler cannot tell apart from it by name)."""
-    blocks, out, devices = None, [], set()
+    name at namespace scope (a kernel's overload that the compiler cannot tell apart
+    from it by name; a struct's member function of that name is no overload)."""
+    blocks, inner, out, devices = None, None, [], set()
     for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
         start = max(text.rfind(c, 0, m.start()) for c in ";{}")
         lines = text[start + 1:m.start()].split("\n")
@@ -62,7 +63,11 @@ def _global_candidates(text: str, name: str):
             scopes = (() if absolute else enclosing(blocks, m.start())) + written
             if kernel:
                 out.append((prefix, scopes, m.end()))
-            else:
+                continue
+            if inner is None:
+                inner = inner_blocks(text)
+            # a member function or a local struct's: not in any namespace's scope
+            if not any(o < m.start() < c for o, c in inner):
                 devices.add(tuple(s.name for s in scopes))
     return out, blocks, devices
 
@@ -133,7 +138,7 @@ def _params_text(text: str, open_end: int, label: str) -> str:
 
 def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = None,
                     aliases: dict[str, str] | None = None, macros=(),
-                    label: str | None = None) -> Signature:
+                    packed_from_elsewhere: str = "", label: str | None = None) -> Signature:
     """Find ``__global__ void <name>(...)`` in ``source`` and parse its parameters.
 
     Parameters
@@ -158,6 +163,10 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     macros : iterable of str, optional
         Names ``#define``d by the kernel's headers or options (the source's own are
         always found): a parameter whose unknown type names one is refused saying so.
+    packed_from_elsewhere : str, optional
+        A ``#pragma pack`` a header leaves in force (``_struct_defs.packing_beyond``):
+        the source's structs are then no plain field lists where its own pragmas leave
+        none in force.
 
     Raises
     ------
@@ -173,7 +182,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     label = label or f"CudaKernel {name!r}"
     text = _SPLICE.sub("", code_only(source))
     known = dict(structs or {})
-    known.update(find_structs(text))
+    known.update(find_structs(source, packed_from_elsewhere))
     named = merge_aliases(dict(aliases or {}), find_aliases(text))
     for tag in set(named) & set(known):   # a struct and an alias (or enum) of one name:
         merge_aliases(named, {tag: f"struct {tag}"})   # both read (#ifdef branches, scopes)

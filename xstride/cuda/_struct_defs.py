@@ -18,7 +18,7 @@ from .._core.csource import SPACE as _S, code_only
 from .._core.errors import error
 from ._aliases import merge_structs, rank_value, typedef_names
 
-__all__ = ["find_structs", "match_brace", "member_statements", "member_declarator",
+__all__ = ["find_structs", "packing_beyond", "match_brace", "member_statements", "member_declarator",
            "StructLayoutError"]
 
 _SPLICE = re.compile(r"\\\r?\n")   # a backslash-newline: one logical line (C phase 2)
@@ -77,7 +77,34 @@ def _packing(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def find_structs(text: str) -> dict[str, str]:
+#: The ``_Pragma`` operator with a ``pack`` pragma (``_Pragma("pack(push, 1)")``, also
+#: behind a macro): read on the raw text, since the literal is blanked in code only;
+#: where it stands is not followed (a macro may place it anywhere).
+_PRAGMA_OPERATOR_PACK = re.compile(r'\b_Pragma\s*\(\s*L?"[^"\n]*\bpack\b[^"\n]*"')
+#: An ``#include`` line, where a packing in force reaches the included file's structs.
+_INCLUDE_LINE = re.compile(rf"^{_S}*(?:#|%:){_S}*include", re.M)
+
+
+def packing_beyond(text: str) -> str:
+    """The packing of ``text`` that reaches the structs of other files, else ``""``: a
+    ``#pragma pack`` in force at one of its ``#include`` lines (the header's structs)
+    or left in force at its end (an includer's, a pre-included header's: every file
+    after it), or a ``_Pragma("pack...")`` anywhere (where it acts is not followed)."""
+    op = _PRAGMA_OPERATOR_PACK.search(text)
+    if op is not None:
+        return op.group(0) + ")"
+    code = _SPLICE.sub("", code_only(text))
+    packing = _packing(code)
+    if not packing:
+        return ""
+    for at in [m.start() for m in _INCLUDE_LINE.finditer(code)] + [len(code)]:
+        now = [p for end, p in packing if end <= at][-1:]
+        if now and now[0]:
+            return now[0]
+    return ""
+
+
+def find_structs(text: str, packed_from_elsewhere: str = "") -> dict[str, str]:
     """``{name: body}`` of every ``struct``/``class`` definition in C text (comments
     removed; braces inside string or character literals do not count).
 
@@ -88,7 +115,13 @@ def find_structs(text: str) -> dict[str, str]:
     (:func:`~._signature.parse_struct_fields` gives ``None``), and the names in it (a base class)
     are still there for the HIP gate to follow. A name defined twice with different
     bodies has both (:func:`~._aliases.merge_structs`): not a plain field list either.
+    ``packed_from_elsewhere``: a packing another file leaves in force
+    (:func:`packing_beyond`), taken as in force wherever this text's own ``#pragma
+    pack`` leaves none; a ``_Pragma("pack...")`` of this text counts as in force
+    throughout it.
     """
+    op = _PRAGMA_OPERATOR_PACK.search(text)
+    elsewhere = packed_from_elsewhere or ("" if op is None else op.group(0) + ")")
     text = _SPLICE.sub("", code_only(text))
     out: dict[str, str] = {}
 
@@ -99,7 +132,8 @@ def find_structs(text: str) -> dict[str, str]:
         after = _PACKED_AFTER.match(text, end)
         parts = [sp for sp in re.findall(_STRUCT_SPEC, specs + (after.group(0) if after else ""))
                  if "align" in sp or "pack" in sp]
-        parts += [p for at, p in packing if at <= start][-1:]   # a #pragma pack in force
+        here = [p for at, p in packing if at <= start][-1:]   # a #pragma pack in force
+        parts += here if here and here[0] else [elsewhere]
         return " ".join(p for p in parts + ([base.strip()] if base else []) if p)
 
     for m in _STRUCT_HEAD.finditer(text):

@@ -26,6 +26,7 @@ from ._launch_config import Limits, launch_config
 from ._namespaces import split_name
 from ._params import macro_names, parse_signature
 from ._signature import Param, find_aliases, find_structs, merge_aliases, merge_structs
+from ._struct_defs import packing_beyond
 
 __all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
 
@@ -328,8 +329,10 @@ class CudaKernel:
         graph = self._scan()
         macros = set().union(*(macro_names(t) for t in graph.texts.values()),
                              macro_names(defines_from_options(self.options)))
-        self.signature = parse_signature(source, name, structs=self._struct_bodies(graph),
+        beyond = self._packing_beyond(graph)
+        self.signature = parse_signature(source, name, structs=self._struct_bodies(graph, beyond),
                                          aliases=self._aliases(graph), macros=macros,
+                                         packed_from_elsewhere=beyond[id(self.source)],
                                          label=label)
         self._functions: dict[int, tuple[str, object]] = {}
 
@@ -346,11 +349,22 @@ class CudaKernel:
     def _scan(self) -> IncludeGraph:
         return scan_user_source(self.source, self.options, self.include_dirs)
 
-    def _struct_bodies(self, graph: IncludeGraph) -> dict[str, str]:
+    def _packing_beyond(self, graph: IncludeGraph) -> dict[int, str]:
+        """``{id(text): packing}``: for each text (a header, a pre-included one, the
+        source) a ``#pragma pack`` that another of them leaves in force at an
+        ``#include`` or at its end, else ``""``. It packs this text's structs, which
+        are then no plain field lists either (the order of the includes is not
+        followed; a text's own pragmas are read where they stand)."""
+        texts = [*graph.texts.values(), self.source]
+        leaks = [(id(t), p) for t, p in zip(texts, map(packing_beyond, texts)) if p]
+        return {id(t): next((p for i, p in leaks if i != id(t)), "") for t in texts}
+
+    def _struct_bodies(self, graph: IncludeGraph, beyond: dict | None = None) -> dict[str, str]:
+        beyond = beyond or {}
         bodies: dict[str, str] = {}
         for text in graph.texts.values():   # a name defined twice: both (merge_structs)
-            merge_structs(bodies, find_structs(text))
-        return merge_structs(bodies, find_structs(self.source))
+            merge_structs(bodies, find_structs(text, beyond.get(id(text), "")))
+        return merge_structs(bodies, find_structs(self.source, beyond.get(id(self.source), "")))
 
     def _aliases(self, graph: IncludeGraph) -> dict[str, str]:
         aliases: dict[str, str] = {}
