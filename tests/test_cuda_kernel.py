@@ -96,6 +96,11 @@ def test_constructor_argument_errors():
     # a folder that does not exist: named at once, not later as "unknown C type"
     with pytest.raises(ValueError, match="'include_dirs' names '/nonexistent/x', which is not"):
         CudaKernel("__global__ void k() {}", "k", include_dirs=["/nonexistent/x"])
+    # an empty or blank name is no folder: it was the current folder, unasked (as an
+    # empty option is refused; a new-user probe)
+    for blank in ("", "  "):
+        with pytest.raises(ValueError, match="'include_dirs' holds the empty or blank item"):
+            CudaKernel("__global__ void k() {}", "k", include_dirs=[blank])
     with pytest.raises(TypeError, match="'debug'"):
         CudaKernel("__global__ void k() {}", "k", debug=1)
 

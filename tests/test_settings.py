@@ -28,7 +28,11 @@ def test_on_and_off_values(monkeypatch, value, on):
 def test_a_value_neither_on_nor_off_is_an_error_naming_the_variable(monkeypatch, name, read,
                                                                    value):
     monkeypatch.setenv(name, value)
+    # every value it takes is named (the message said "1 (...) or 0" alone, where
+    # true/yes/on and false/no/off are taken too: a new-user probe)
     with pytest.raises(SettingError, match=rf"^environment variable {name}='{value}': "
-                                           r"expected 1 \(.+\) or 0$"):
+                                           r"expected 1, true, yes or on \(.+\), or 0, false, "
+                                           r"no or off \(case-insensitive; unset or empty: "
+                                           r"off\)$"):
         read()
     assert issubclass(SettingError, ValueError)

@@ -42,4 +42,6 @@ def env_flag(name: str, meaning: str, default: bool = False) -> bool:
         return True
     if value in OFF:
         return False
-    raise setting_error(name, raw, f"1 ({meaning}) or 0")
+    raise setting_error(name, raw, f"1, true, yes or on ({meaning}), or 0, false, no or off "
+                                   f"(case-insensitive; unset or empty: "
+                                   f"{'on' if default else 'off'})")

@@ -247,7 +247,7 @@ class CudaKernel:
         the ``-I`` folders of ``options`` (a header named like a shipped one,
         ``xstride/reduce.cuh``, is the shipped one).
         Both are read once (an iterator or generator is fine) and kept as tuples; each
-        folder must exist (``ValueError`` otherwise).
+        folder must exist (``ValueError`` otherwise; an empty or blank str too).
     block : int or tuple of int, optional
         Default block size (threads per dimension, x first), 128.
     debug : bool, optional
@@ -307,8 +307,9 @@ class CudaKernel:
             raise type_error(label, "source", source, "a str of CUDA C++ source")
         options = pin_pre_includes(_sequence_of(label, "options", options, (str,),
                                                 "a sequence of str", blank=False))
+        # an empty str is no folder (Path("") would be the current one, unasked)
         include_dirs = _sequence_of(label, "include_dirs", include_dirs, (str, os.PathLike),
-                                    "a sequence of folders (str or Path)")
+                                    "a sequence of folders (str or Path)", blank=False)
         if debug is not None and not isinstance(debug, bool):
             raise type_error(label, "debug", debug, "None, True or False")
         from ._launch_config import as_dims, check_block_threads
