@@ -51,11 +51,25 @@ def package_files(root: Path) -> list[str]:
                   if p.is_file() and p.name.endswith(MAPPED) and "__pycache__" not in p.parts)
 
 
+#: A fenced code block (``` or ~~~ at a line's start, to the same fence or the end).
+_FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?(?:^\1[ \t]*$|\Z)", re.M | re.S)
+#: An inline code span: a run of backticks, text, the same run (CommonMark's rule).
+_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+
+
 def code_spans(text: str) -> list[tuple[int, str]]:
-    """``(line, span)`` for each inline code span of a Markdown ``text`` (single
-    backticks; a span may run over a line break, which reads as a space)."""
-    return [(text.count("\n", 0, m.start()) + 1, m.group(1).replace("\n", " "))
-            for m in re.finditer(r"`([^`]+)`", text)]
+    """``(line, span)`` for each inline code span of a Markdown ``text``, opened and
+    closed by the same run of backticks (```` ``a`b`` ````), outside fenced code
+    blocks (blanked first, their lines kept); a span may run over a line break, which
+    reads as a space, and one of two or more backticks drops one blank at each end."""
+    text = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    out = []
+    for m in _SPAN.finditer(text):
+        span = m.group(2).replace("\n", " ")
+        if len(m.group(1)) > 1 and span.startswith(" ") and span.endswith(" ") and span.strip():
+            span = span[1:-1]
+        out.append((text.count("\n", 0, m.start()) + 1, span))
+    return out
 
 
 def named_files(text: str, package: str = "xstride") -> list[tuple[int, str, str]]:
@@ -222,3 +236,14 @@ def test_a_wall_of_text_fails():
     text = "short\n" + "| row | " + "x" * 500 + " |\n" + "y" * 400 + "\n"
     assert check_line_lengths(text) == ["docs/architecture.md:2: 510 characters (at most "
                                         "400)"]
+
+
+def test_spans_after_a_fence_or_a_double_backtick_span_are_read():
+    """A review: after a fenced block or a ``double-backtick`` span the backtick pairs
+    were read off by one (``b.py`` and ``c.py`` below were lost, text between spans
+    taken for one), so a later unmapped file would fail spuriously and a stale path
+    pass unseen."""
+    text = ("- `a.py`\n```python\nx = `1`\n```\n- `b.py`: text and `c.py`: more\n"
+            "- ``d`e.py`` and `f.py`\n")
+    assert code_spans(text) == [(1, "a.py"), (5, "b.py"), (5, "c.py"), (6, "d`e.py"),
+                                (6, "f.py")]

@@ -190,6 +190,16 @@ def test_an_alias_inside_a_function_body_is_local(src):
     assert str(k.params[0].ctype.dtype) == "float64"
 
 
+def test_an_alias_after_a_block_that_never_closes_is_global():
+    """A review: two function heads in ``#ifdef`` branches share one body, so one
+    ``{`` never closes; the rest of the text was taken for that function's body and
+    a global ``typedef`` after it was no alias ("unknown C type 'real'")."""
+    head = ("#ifdef USE_LONG\n__device__ long g(long a) {\n#else\n__device__ int g(int a) {\n"
+            "#endif\n  return a;\n}\n")
+    k = CudaKernel(head + "typedef double real;\n__global__ void k(real x) {}", "k")
+    assert str(k.params[0].ctype.dtype) == "float64"
+
+
 def test_an_alias_defined_twice_as_one_type_is_read():
     """Two definitions of one type, spelled alike or not, are that type."""
     k = CudaKernel("#if A\ntypedef unsigned int u32;\n#else\ntypedef unsigned u32;\n#endif\n"

@@ -182,6 +182,9 @@ def test_a_struct_under_pragma_pack_is_not_a_plain_field_list(gpu):  # noqa: F81
     # the _Pragma operator, written or behind a macro
     ('_Pragma("pack(1)")\nstruct P { char c; int n; };\n', {}),
     ('#define PACK _Pragma("pack(push, 1)")\nPACK\nstruct P { char c; int n; };\n', {}),
+    ('_Pragma(u8"pack(1)")\nstruct P { char c; int n; };\n', {}),
+    # a macro of the options that expands to the operator (a review)
+    ("PACK\nstruct P { char c; int n; };\n", {"options": ('-DPACK=_Pragma("pack(push, 1)")',)}),
 ])
 def test_a_packing_from_another_file_or_a_pragma_operator_is_in_force(tmp_path, src, kw):
     """A new-user probe: a ``#pragma pack`` in another file (a header, a pre-included
@@ -196,6 +199,8 @@ def test_a_packing_from_another_file_or_a_pragma_operator_is_in_force(tmp_path, 
         args["include_dirs"] = [tmp_path]
     if kw.get("pre_include"):
         args["options"] = ("-include", str(tmp_path / "pack1.h"))
+    if kw.get("options"):
+        args["options"] = kw["options"]
     k = CudaKernel(src + "__global__ void k(P p) {}", "k", **args)
     assert k.params[0].ctype.struct == "P" and k.params[0].ctype.fields is None
 

@@ -463,6 +463,12 @@ def test_a_struct_field_of_another_type_is_still_refused(no_cupy):
      "__global__ void k(float* x) {}", "k"),
     ("__device__ void k(int);\n__global__ void k(float* x) {}", "k"),
     ("namespace a { __device__ void k(int) {} __global__ void k(float* x) {} }", "a::k"),
+    # a review: a block that never closes (two heads in #ifdef branches sharing one body)
+    # hid what follows it, and a macro call before extern "C" { } hid its functions
+    ("#ifdef USE_LONG\n__device__ long g(long a) {\n#else\n__device__ int g(int a) {\n"
+     "#endif\n  return a;\n}\n__device__ void k(int a) {}\n__global__ void k(float* x) {}", "k"),
+    ('#define DECL(x)\nDECL(foo)\nextern "C" { __device__ void k(int a) {} }\n'
+     "__global__ void k(float* x) {}", "k"),
 ])
 def test_a_device_function_of_the_kernel_s_name_is_refused(source, name):
     """A new-user probe: a ``__device__`` function of the kernel's name beside it was

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -580,11 +581,15 @@ def test_one_cell_and_one_point_a_voxel_are_singular(capsys):
 def test_a_dangling_link_and_a_loop_of_links_are_named(tmp_path, capsys):
     """A symbolic link whose target is missing named that target, and a loop of links
     the system's reason; both were "no such file", as for a name that holds nothing."""
-    dangling = tmp_path / "dangling.xyz"
+    gone = os.path.realpath(tmp_path / "gone.xyz")
+    dangling, relative, chain = (tmp_path / n for n in ("dangling.xyz", "rel.xyz", "chain.xyz"))
     dangling.symlink_to(tmp_path / "gone.xyz")
-    assert user_error(capsys, "--points", str(dangling)) == (
-        f"xstride demo: error: {dangling}: no such file (a symbolic link to "
-        f"{tmp_path / 'gone.xyz'}, which does not exist)")
+    relative.symlink_to("gone.xyz")          # a target relative to the link's folder
+    chain.symlink_to(dangling)               # a link to a link to the missing file
+    for link in (dangling, relative, chain):
+        assert user_error(capsys, "--points", str(link)) == (
+            f"xstride demo: error: {link}: no such file (a symbolic link to {gone}, "
+            "which does not exist)")
     first, second = tmp_path / "loop1.xyz", tmp_path / "loop2.xyz"
     first.symlink_to(second)
     second.symlink_to(first)

@@ -81,6 +81,33 @@ def test_strided_and_unaligned_arrays_are_read_as_they_are():
     _check(keys, splitters, values)
 
 
+@needs_cc
+def test_unaligned_keys_and_splitters_are_aligned_first(monkeypatch):
+    """A review: ``ascontiguousarray`` keeps a contiguous but unaligned array as it is,
+    and the loop loaded such keys and splitters as int64 (undefined behaviour in C);
+    they are copied to aligned memory first. Unaligned value rows are copied as bytes."""
+    rng = np.random.default_rng(9)
+    keys = np.zeros(8 * 1001 + 1, np.uint8)[1:].view(np.int64)
+    keys[:] = rng.integers(-50, 50, 1001)
+    spl = np.zeros(8 * 4 + 1, np.uint8)[1:].view(np.int64)
+    spl[:] = [-20, 0, 0, 30]
+    assert not keys.flags.aligned and not spl.flags.aligned
+    seen = []
+    real = PN._Loops.partition
+    monkeypatch.setattr(PN._Loops, "partition",
+                        lambda self, k, s, *a: seen.append((k.flags.aligned, s.flags.aligned))
+                        or real(self, k, s, *a))
+    _check(keys, spl, [rng.random((1001, 2))])
+    assert seen == [(True, True)]
+
+
+def test_values_of_another_row_count_are_none():
+    """The loop reads ``keys.shape[0]`` rows of every value array: one with fewer rows is
+    not handed to it (NumPy's way then names the mismatch)."""
+    keys = np.arange(10, dtype=np.int64)
+    assert partition(keys, np.array([3], dtype=np.int64), [np.zeros(9)]) is None
+
+
 @pytest.mark.parametrize("keys, splitters, values", [
     (np.arange(10, dtype=np.int16), np.array([3], dtype=np.int16), []),
     (np.arange(10, dtype=">i8"), np.array([3], dtype=">i8"), []),

@@ -79,16 +79,17 @@ def check_path(path) -> Path:
 
 def _missing(p: Path) -> str:
     """Why ``p``, which ``Path.exists`` denies, names no file: "no such file", or for a
-    symbolic link the link's own fault: its target missing (named), or the system's
-    reason it cannot be followed (a loop of links: ``ELOOP``)."""
+    symbolic link the link's own fault: the missing file it ends at (through any chain
+    of links, as an absolute path), or the system's reason it cannot be followed (a
+    loop of links: ``ELOOP``)."""
     try:
-        target = os.readlink(p)   # OSError where p is no symbolic link
+        os.readlink(p)   # OSError where p is no symbolic link
     except OSError:
         return "no such file"
     try:
         os.stat(p)
-    except FileNotFoundError:
-        return f"no such file (a symbolic link to {target}, which does not exist)"
+    except FileNotFoundError:   # the link's end (through a chain of links) is missing
+        return f"no such file (a symbolic link to {os.path.realpath(p)}, which does not exist)"
     except OSError as exc:
         return f"cannot read: {exc.strerror or exc}"
     return "no such file"

@@ -24,7 +24,8 @@ def partition(keys: np.ndarray, splitters: np.ndarray, values) -> tuple | None:
     ``order`` (int64) the input row of each output row. None where the compiled loop is
     not loaded (no C compiler, ``XSTRIDE_HOST_CC=none``) or does not take these arrays:
     keys of another dtype than native int32/uint32/int64/uint64, splitters of another
-    dtype than the keys', values of objects, or more than 2**32 - 1 splitters."""
+    dtype than the keys', values of objects or of another row count than the keys, or
+    more than 2**32 - 1 splitters."""
     from . import _partition_native   # not at import: the first call builds it
 
     dt = keys.dtype
@@ -34,10 +35,14 @@ def partition(keys: np.ndarray, splitters: np.ndarray, values) -> tuple | None:
     loops = _partition_native.get()
     if loops is None or not loops.takes(dt):
         return None
-    keys = np.ascontiguousarray(keys)
-    splitters = np.ascontiguousarray(splitters)
-    vals = [np.ascontiguousarray(v) for v in values]
     m = keys.shape[0]
+    if any(v.shape[:1] != (m,) for v in values):
+        return None   # rows of another count: NumPy's way names the mismatch
+    # the loop loads keys and splitters as their C type (aligned); it copies value rows
+    # as bytes (any alignment)
+    keys = np.require(keys, requirements=("C", "A"))
+    splitters = np.require(splitters, requirements=("C", "A"))
+    vals = [np.ascontiguousarray(v) for v in values]
     cuts = np.empty(splitters.size + 2, dtype=np.int64)
     order = np.empty(m, dtype=np.int64)
     keys_out = np.empty(m, dtype=dt)

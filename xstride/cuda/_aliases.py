@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from .._core.csource import code_only
@@ -197,15 +198,19 @@ def find_aliases(text: str, local: bool = False) -> dict[str, str]:
     """
     text = _SPLICE.sub("", code_only(text))
     out = _enums(text)
-    bodies = None   # the function bodies, whose aliases are local (found on first need)
+    outer = None   # the outermost function bodies, whose aliases are local (on first need)
 
     def inside(pos: int) -> bool:
-        nonlocal bodies
+        nonlocal outer
         if local:
             return False
-        if bodies is None:
-            bodies = function_bodies(text)
-        return any(o < pos < c for o, c in bodies)
+        if outer is None:
+            outer = []
+            for o, c in function_bodies(text):   # sorted by their "{"
+                if not outer or o > outer[-1][1]:
+                    outer.append((o, c))
+        i = bisect.bisect_left(outer, (pos,)) - 1
+        return i >= 0 and outer[i][0] < pos < outer[i][1]
 
     found = [pair for m in _TYPEDEF.finditer(text) if not inside(m.start())
              for pair in _typedef_declarators(m.group(1))]

@@ -20,7 +20,7 @@ from itertools import product
 
 from .._core.csource import SPACE as _S, is_c_identifier
 
-__all__ = ["split_name", "namespace_blocks", "inner_blocks", "function_bodies",
+__all__ = ["split_name", "namespace_blocks", "inner_blocks", "function_bodies", "member_blocks",
            "blank_directives", "enclosing", "lookup_names", "spelled", "written_scopes",
            "Scope"]
 
@@ -119,13 +119,29 @@ def inner_blocks(text: str) -> list[tuple[int, int]]:
             if scopes is None and not _LINKAGE.fullmatch(head.strip())]
 
 
+_CLASS_HEAD = re.compile(r"\b(?:struct|class|union)\b")
+
+
 def function_bodies(text: str) -> list[tuple[int, int]]:
-    """``(open, close)`` of each block of code-only text whose head ends as a function's
-    does (its parameter list's ``)``, then qualifiers): a function's or lambda's body, or
-    a statement's block inside one. A declaration written there (a ``typedef``, a local
-    struct's member) names nothing seen from namespace scope."""
+    """``(open, close)`` of each closed block of code-only text whose head ends as a
+    function's does (its parameter list's ``)``, then qualifiers): a function's or
+    lambda's body, or a statement's block inside one. A declaration written there (a
+    ``typedef``) names nothing seen from namespace scope. A block that never closes
+    (two heads in ``#ifdef`` branches sharing one body) is left out: it would hold the
+    rest of the text."""
     return [(o, c) for o, c, scopes, head in _all_blocks(text)
-            if scopes is None and _FUNCTION_HEAD_END.search(head.rstrip())]
+            if scopes is None and c < len(text) and _FUNCTION_HEAD_END.search(head.rstrip())]
+
+
+def member_blocks(text: str) -> list[tuple[int, int]]:
+    """``(open, close)`` of each closed block of code-only text that is a function's
+    body (:func:`function_bodies`) or a class's (``struct``, ``class``, ``union`` in its
+    head): a function declared there is a member or a local one, in no namespace's
+    scope. Any other block (a namespace's, ``extern "C" {`` behind a macro call, one
+    that never closes) is not taken for one."""
+    return [(o, c) for o, c, scopes, head in _all_blocks(text)
+            if scopes is None and c < len(text)
+            and (_FUNCTION_HEAD_END.search(head.rstrip()) or _CLASS_HEAD.search(head))]
 
 
 def enclosing(blocks, pos: int) -> tuple[Scope, ...]:

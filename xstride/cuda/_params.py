@@ -14,7 +14,7 @@ import re
 
 from .._core.csource import SPACE as _S, code_only, directive_readings
 from .._core.errors import error
-from ._namespaces import (enclosing, inner_blocks, lookup_names, namespace_blocks,
+from ._namespaces import (enclosing, lookup_names, member_blocks, namespace_blocks,
                           split_name, spelled, written_scopes)
 from ._aliases import expand_aliases
 from ._signature import (_DROP, Param, Signature, _split_decl, _split_top, find_aliases,
@@ -65,7 +65,7 @@ def _global_candidates(text: str, name: str):
                 out.append((prefix, scopes, m.end()))
                 continue
             if inner is None:
-                inner = inner_blocks(text)
+                inner = member_blocks(text)
             # a member function or a local struct's: not in any namespace's scope
             if not any(o < m.start() < c for o, c in inner):
                 devices.add(tuple(s.name for s in scopes))

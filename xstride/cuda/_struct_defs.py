@@ -80,7 +80,7 @@ def _packing(text: str) -> list[tuple[int, str]]:
 #: The ``_Pragma`` operator with a ``pack`` pragma (``_Pragma("pack(push, 1)")``, also
 #: behind a macro): read on the raw text, since the literal is blanked in code only;
 #: where it stands is not followed (a macro may place it anywhere).
-_PRAGMA_OPERATOR_PACK = re.compile(r'\b_Pragma\s*\(\s*L?"[^"\n]*\bpack\b[^"\n]*"')
+_PRAGMA_OPERATOR_PACK = re.compile(r'\b_Pragma\s*\(\s*(?:u8|u|U|L)?"[^"\n]*\bpack\b[^"\n]*"')
 #: An ``#include`` line, where a packing in force reaches the included file's structs.
 _INCLUDE_LINE = re.compile(rf"^{_S}*(?:#|%:){_S}*include", re.M)
 

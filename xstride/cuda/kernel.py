@@ -352,11 +352,12 @@ class CudaKernel:
 
     def _packing_beyond(self, graph: IncludeGraph) -> dict[int, str]:
         """``{id(text): packing}``: for each text (a header, a pre-included one, the
-        source) a ``#pragma pack`` that another of them leaves in force at an
-        ``#include`` or at its end, else ``""``. It packs this text's structs, which
-        are then no plain field lists either (the order of the includes is not
-        followed; a text's own pragmas are read where they stand)."""
-        texts = [*graph.texts.values(), self.source]
+        source, the options' ``-D`` defines) a ``#pragma pack`` that another of them
+        leaves in force at an ``#include`` or at its end, else ``""``. It packs this
+        text's structs, which are then no plain field lists either (the order of the
+        includes is not followed; a text's own pragmas are read where they stand)."""
+        # the options' -D defines too: a macro that expands to _Pragma("pack(1)")
+        texts = [*graph.texts.values(), self.source, defines_from_options(self.options)]
         leaks = [(id(t), p) for t, p in zip(texts, map(packing_beyond, texts)) if p]
         return {id(t): next((p for i, p in leaks if i != id(t)), "") for t in texts}
 
