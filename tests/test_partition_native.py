@@ -6,7 +6,6 @@ by NumPy); and the distributed sort equal to NumPy's stable sort with and withou
 
 from __future__ import annotations
 
-import shutil
 
 import dask.array as da
 import numpy as np
@@ -17,14 +16,9 @@ from xstride._chunked import sample_sort as ss
 from xstride._host import _partition_native as PN
 from xstride._host.partition import partition
 
-HAVE_CC = any(shutil.which(c) for c in ("cc", "gcc", "clang"))
-needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler (cc, gcc, clang) on PATH")
+from tests._host_cc import HAVE_CC, host_cc_cache, needs_cc  # noqa: F401 (a fixture)
 
-
-@pytest.fixture(autouse=True)
-def _cache(monkeypatch, tmp_path_factory):
-    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "xs-cache"))
-    monkeypatch.delenv("XSTRIDE_HOST_CC", raising=False)
+pytestmark = pytest.mark.usefixtures("host_cc_cache")
 
 
 def _reference(keys, splitters, values):
@@ -173,7 +167,7 @@ def test_info_reports_the_partition_loop(monkeypatch, tmp_path):
     row = _info.collect()["capabilities"]["features"]["host_partition"]
     assert row == {"available": True, "reason": "",
                    "path": f"compiled C ({PN.get().compiler})"}
-    monkeypatch.setattr(PN, "_build", lambda cc, cache: "broken for the test")
+    monkeypatch.setattr(PN.LIBRARY, "_build", lambda cc, cache: "broken for the test")
     monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path / "other"))   # a new setting
     feats = _info.collect()["capabilities"]["features"]
     assert feats["host_partition"] == {"available": False, "reason": "broken for the test",

@@ -5,7 +5,6 @@ outside positions, for int32 and int64 bins; when it is taken; the fallback."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -14,14 +13,9 @@ import pytest
 from xstride._host import _segments_native as SN
 from xstride._host import segments as hs
 
-HAVE_CC = any(shutil.which(c) for c in ("cc", "gcc", "clang"))
-needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler (cc, gcc, clang) on PATH")
+from tests._host_cc import HAVE_CC, host_cc_cache, needs_cc  # noqa: F401 (a fixture)
 
-
-@pytest.fixture(autouse=True)
-def _cache(monkeypatch, tmp_path_factory):
-    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "xs-cache"))
-    monkeypatch.delenv("XSTRIDE_HOST_CC", raising=False)
+pytestmark = pytest.mark.usefixtures("host_cc_cache")
 
 
 def _both(monkeypatch, bins, n_bins):
@@ -189,7 +183,7 @@ def test_info_reports_the_bin_offsets_loop(monkeypatch, tmp_path):
     row = _info.collect()["capabilities"]["features"]["host_bin_offsets"]
     assert row["available"] is True and row["reason"] == ""
     assert row["path"] == f"compiled C ({SN.get().compiler})"
-    monkeypatch.setattr(SN, "_build", lambda cc, cache: "broken for the test")
+    monkeypatch.setattr(SN.LIBRARY, "_build", lambda cc, cache: "broken for the test")
     monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path / "other"))   # a new setting
     feats = _info.collect()["capabilities"]["features"]
     assert feats["host_bin_offsets"] == {"available": False, "reason": "broken for the test",

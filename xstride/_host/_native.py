@@ -29,9 +29,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
-__all__ = ["state", "build", "cache_dir"]
+__all__ = ["state", "build", "cache_dir", "Library"]
 
 
 def cache_dir() -> Path:
@@ -181,3 +182,38 @@ def _intact(target: Path, digest: Path) -> bool:
         return hashlib.sha256(target.read_bytes()).hexdigest() == digest.read_text().strip()
     except OSError:
         return False
+
+
+class Library:
+    """One C file of loops beside its loader module: :meth:`get` gives the loaded
+    library's wrapper (``wrap(ctypes.CDLL, compiler label, path)``) or None, and
+    :meth:`reason` why the NumPy path is used (``""`` when loaded); the outcome is
+    remembered per ``XSTRIDE_HOST_CC`` / ``XSTRIDE_CACHE_DIR`` setting (:func:`state`).
+    A wrapper that lacks a symbol (an ``AttributeError`` of ``wrap``) is a reason."""
+
+    def __init__(self, stem: str, source: Path, flags: tuple, symbols: tuple, wrap):
+        self.stem, self.source, self.flags, self.symbols = stem, source, flags, symbols
+        self._wrap = wrap
+        self._lock = threading.Lock()
+        self._states: dict = {}   # (XSTRIDE_HOST_CC, XSTRIDE_CACHE_DIR) -> wrapper or reason
+
+    def _build(self, cc_spec, cache):
+        got = build(self.stem, self.source, (), None, cc_spec, cache, self.flags,
+                    symbols=self.symbols)
+        if isinstance(got, str):
+            return got
+        lib, label, path, _ = got
+        try:
+            return self._wrap(lib, label, path)
+        except AttributeError as e:
+            return f"{label}: {path.name} lacks a loop: {e}"
+
+    def get(self):
+        """The loaded loops' wrapper, or ``None`` when the NumPy path is used."""
+        got = state(self._states, self._lock, self._build)
+        return None if isinstance(got, str) else got
+
+    def reason(self) -> str:
+        """Why the NumPy path is used (``""`` when the compiled loops are loaded)."""
+        got = state(self._states, self._lock, self._build)
+        return got if isinstance(got, str) else ""

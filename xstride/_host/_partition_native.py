@@ -9,14 +9,13 @@ hold builds for one CPU only).
 from __future__ import annotations
 
 import ctypes
-import threading
 from pathlib import Path
 
 import numpy as np
 
 from . import _native
 
-__all__ = ["FLAGS", "get", "reason"]
+__all__ = ["FLAGS", "LIBRARY", "get", "reason"]
 
 FLAGS = ("-O2", "-fPIC", "-shared", "-std=c99")
 _SOURCE = Path(__file__).resolve().parent / "partition_host.c"
@@ -25,8 +24,6 @@ _SYMBOLS = {np.dtype(np.int32): "xstride_host_partition_i32",
             np.dtype(np.int64): "xstride_host_partition_i64",
             np.dtype(np.uint64): "xstride_host_partition_u64"}
 
-_lock = threading.Lock()
-_states: dict = {}  # (XSTRIDE_HOST_CC, XSTRIDE_CACHE_DIR) -> _Loops or reason string
 
 
 class _Loops:
@@ -63,26 +60,6 @@ class _Loops:
         return status == 0
 
 
-def _build(cc_spec, cache):
-    got = _native.build("partition_host", _SOURCE, (), None, cc_spec, cache, FLAGS,
-                        symbols=tuple(_SYMBOLS.values()))
-    if isinstance(got, str):
-        return got
-    lib, label, path, _ = got
-    try:
-        return _Loops(lib, label, path)
-    except AttributeError as e:
-        return f"{label}: {path.name} lacks a loop: {e}"
-
-
-def get():
-    """The loaded loop, or ``None`` when the NumPy path is used (the outcome for an
-    ``XSTRIDE_HOST_CC`` / ``XSTRIDE_CACHE_DIR`` setting is remembered)."""
-    state = _native.state(_states, _lock, _build)
-    return state if isinstance(state, _Loops) else None
-
-
-def reason() -> str:
-    """Why the NumPy path is used (``""`` when the compiled loop is loaded)."""
-    state = _native.state(_states, _lock, _build)
-    return "" if isinstance(state, _Loops) else state
+#: The library: ``get()`` the loaded loops or None, ``reason()`` why not.
+LIBRARY = _native.Library("partition_host", _SOURCE, FLAGS, tuple(_SYMBOLS.values()), _Loops)
+get, reason = LIBRARY.get, LIBRARY.reason

@@ -10,20 +10,17 @@ no ``-march=native`` (a shared cache must not hold builds for one CPU only).
 from __future__ import annotations
 
 import ctypes
-import threading
 from pathlib import Path
 
 import numpy as np
 
 from . import _native
 
-__all__ = ["FLAGS", "get", "reason"]
+__all__ = ["FLAGS", "LIBRARY", "get", "reason"]
 
 FLAGS = ("-O3", "-fPIC", "-shared", "-std=c99")
 _SOURCE = Path(__file__).resolve().parent / "segments_host.c"
 
-_lock = threading.Lock()
-_states: dict = {}  # (XSTRIDE_HOST_CC, XSTRIDE_CACHE_DIR) -> _Loops or reason string
 
 
 class _Loops:
@@ -54,26 +51,8 @@ class _Loops:
         return int(found[0]), int(found[1])
 
 
-def _build(cc_spec, cache):
-    got = _native.build("segments_host", _SOURCE, (), None, cc_spec, cache, FLAGS,
-                        symbols=("xstride_host_bin_offsets_i64", "xstride_host_bin_offsets_i32"))
-    if isinstance(got, str):
-        return got
-    lib, label, path, _ = got
-    try:
-        return _Loops(lib, label, path)
-    except AttributeError as e:
-        return f"{label}: {path.name} lacks a loop: {e}"
-
-
-def get():
-    """The loaded loops, or ``None`` when the NumPy path is used (the outcome for an
-    ``XSTRIDE_HOST_CC`` / ``XSTRIDE_CACHE_DIR`` setting is remembered)."""
-    state = _native.state(_states, _lock, _build)
-    return state if isinstance(state, _Loops) else None
-
-
-def reason() -> str:
-    """Why the NumPy path is used (``""`` when the compiled loop is loaded)."""
-    state = _native.state(_states, _lock, _build)
-    return "" if isinstance(state, _Loops) else state
+#: The library: ``get()`` the loaded loops or None, ``reason()`` why not.
+LIBRARY = _native.Library("segments_host", _SOURCE, FLAGS,
+                          ("xstride_host_bin_offsets_i64", "xstride_host_bin_offsets_i32"),
+                          _Loops)
+get, reason = LIBRARY.get, LIBRARY.reason
