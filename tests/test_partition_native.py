@@ -156,20 +156,3 @@ def test_the_sample_sort_is_the_stable_sort_with_and_without_the_loop(monkeypatc
     assert (len(taken) > 0) == compiled, calls
     assert any(c is None for c in calls)   # the object values' sort: NumPy's way
 
-
-@needs_cc
-def test_info_reports_the_partition_loop(monkeypatch, tmp_path):
-    """``python -m xstride info`` tells whether the dask sort's grouping of NumPy chunks
-    has its compiled loop, apart from the other host loops."""
-    from xstride._cli import info as _info
-
-    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path))
-    row = _info.collect()["capabilities"]["features"]["host_partition"]
-    assert row == {"available": True, "reason": "",
-                   "path": f"compiled C ({PN.get().compiler})"}
-    monkeypatch.setattr(PN.LIBRARY, "_build", lambda cc, cache: "broken for the test")
-    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path / "other"))   # a new setting
-    feats = _info.collect()["capabilities"]["features"]
-    assert feats["host_partition"] == {"available": False, "reason": "broken for the test",
-                                       "path": "NumPy (broken for the test)"}
-    assert feats["host_bin_offsets"]["available"] is True

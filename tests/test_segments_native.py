@@ -174,18 +174,25 @@ def test_compiled_pass_names_the_first_of_several_unsorted_bins(monkeypatch, dty
 
 
 @needs_cc
-def test_info_reports_the_bin_offsets_loop(monkeypatch, tmp_path):
-    """``python -m xstride info`` tells whether ``bin_offsets`` has its compiled pass,
-    apart from the Philox loops (one may build while the other does not)."""
+@pytest.mark.parametrize("loader, feature, other", [
+    ("_segments_native", "host_bin_offsets", "host_philox"),
+    ("_partition_native", "host_partition", "host_bin_offsets"),
+])
+def test_info_reports_each_host_loop(monkeypatch, tmp_path, loader, feature, other):
+    """``python -m xstride info`` tells whether ``bin_offsets`` and the dask sort's
+    grouping of NumPy chunks have their compiled loops, each apart from the others (one
+    may build while another does not)."""
     from xstride._cli import info as _info
+    from xstride._host import _partition_native, _segments_native
 
+    native = {"_segments_native": _segments_native, "_partition_native": _partition_native}[loader]
     monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path))
-    row = _info.collect()["capabilities"]["features"]["host_bin_offsets"]
-    assert row["available"] is True and row["reason"] == ""
-    assert row["path"] == f"compiled C ({SN.get().compiler})"
-    monkeypatch.setattr(SN.LIBRARY, "_build", lambda cc, cache: "broken for the test")
+    row = _info.collect()["capabilities"]["features"][feature]
+    assert row == {"available": True, "reason": "",
+                   "path": f"compiled C ({native.get().compiler})"}
+    monkeypatch.setattr(native.LIBRARY, "_build", lambda cc, cache: "broken for the test")
     monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path / "other"))   # a new setting
     feats = _info.collect()["capabilities"]["features"]
-    assert feats["host_bin_offsets"] == {"available": False, "reason": "broken for the test",
-                                         "path": "NumPy (broken for the test)"}
-    assert feats["host_philox"]["available"] is True
+    assert feats[feature] == {"available": False, "reason": "broken for the test",
+                              "path": "NumPy (broken for the test)"}
+    assert feats[other]["available"] is True
