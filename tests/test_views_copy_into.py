@@ -4,6 +4,8 @@ the function (split from tests/test_views.py, past 600 lines)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -160,3 +162,14 @@ def test_copy_into_a_strided_src_overlapping_a_1d_dst_example():
     buf = np.arange(12)
     xp.copy_into(buf[1:5], buf[0:12:3])
     assert buf[:6].tolist() == [0, 0, 3, 6, 9, 5]   # copyto's: [0, 0, 3, 3, 9, 5]
+
+
+@pytest.mark.parametrize("src_shape, dst_shape", [((4,), (3,)), ((3, 2), (2, 3)), ((2, 3), (3,))])
+def test_shapes_that_do_not_fit_dst_name_it_alike(src_shape, dst_shape):
+    """Shapes that broadcast nowhere said "cannot be broadcast together" without the
+    "(into dst)" of shapes that broadcast past ``dst``: one message for both (a new-user
+    probe)."""
+    with pytest.raises(ValueError, match=re.escape(
+            f"copy_into: shapes {src_shape} and {dst_shape} cannot be broadcast together "
+            "(into dst)")):
+        xp.copy_into(np.zeros(dst_shape), np.ones(src_shape))

@@ -179,7 +179,11 @@ def where_dtype(kinds: tuple, values: tuple) -> np.dtype:
 def _copy_dtype(be, dst, src):
     """dtype of ``src`` for ``copy_into`` (a Python scalar is weak: NEP 50)."""
     if be.owns(src) and not isinstance(src, np.generic):
-        if broadcast_shapes(src.shape, dst.shape, func="copy_into") != tuple(dst.shape):
+        try:   # shapes that broadcast nowhere, or to more than dst: one message
+            fits = broadcast_shapes(src.shape, dst.shape, func="copy_into") == tuple(dst.shape)
+        except ValueError:
+            fits = False
+        if not fits:
             raise broadcast_error("copy_into", (src.shape, dst.shape), into="dst")
         return src.dtype
     if isinstance(src, np.generic) and src.dtype.kind in _NUMERIC:
