@@ -322,3 +322,51 @@ def test_the_gate_reads_a_struct_of_thousands_of_fields_in_linear_time(hip):
     small = min(gate(200, "    int n;\n")[0] for _ in range(2))
     large = min(gate(2000, "    int n;\n")[0] for _ in range(2))
     assert large < 25 * small + 0.1, (small, large)   # 10x the fields: about 10x the time
+
+
+_AV = "#include <xstride/array_view.cuh>\n"
+
+
+@pytest.mark.parametrize("src, options, rule", [
+    # an object-like macro defined in #ifdef branches, or again after an #undef: every
+    # value counts (only the last was read)
+    (_AV + "#ifdef BIG\n#define V Array5D<float>\n#else\n#define V Array2D<float>\n#endif\n"
+     "struct S { V v; };\n__global__ void k(S s) {}", ("-DBIG",), "high_dim_cuda_views"),
+    ("#ifdef USE_CPLX\n#define ELEM complex<float>\n#else\n#define ELEM float\n#endif\n"
+     "struct S { ELEM z[4]; };\n__global__ void k(S s) {}", ("-DUSE_CPLX",),
+     "complex_struct_fields"),
+    (_AV + "#define V Array5D<float>\nstruct S { V v; };\n#undef V\n#define V Array2D<float>\n"
+     "__global__ void k(S s) {}", (), "high_dim_cuda_views"),
+    # an array typedef holds its elements by value (it was no alias to the gate)
+    (_AV + "typedef Array5D<float> VA[2];\nstruct S { VA v; };\n__global__ void k(S s) {}",
+     (), "high_dim_cuda_views"),
+    (_AV + "typedef Array5D<float> V5, VA[2];\nstruct S { VA v; };\n__global__ void k(S s) {}",
+     (), "high_dim_cuda_views"),
+    ("typedef complex<float> CA[2];\nstruct S { CA z; };\n__global__ void k(S s) {}", (),
+     "complex_struct_fields"),
+    # a computed include whose macro has several definitions: each header counts
+    ("#ifndef HDR\n#define HDR <xstride/index.cuh>\n#endif\n#include HDR\n"
+     "__global__ void k(float* x) {}", ("-DHDR=<xstride/reduce.cuh>",), "warp_shuffle"),
+    ("#ifdef USE_SCAN\n#define HDR <xstride/scan.cuh>\n#else\n#define HDR <xstride/index.cuh>\n"
+     "#endif\n#include HDR\n__global__ void k(float* x) {}", ("-DUSE_SCAN",), "warp_shuffle"),
+    ("#define HDR <xstride/reduce.cuh>\n#include HDR\n#undef HDR\n"
+     "#define HDR <xstride/array_view.cuh>\n#include HDR\n__global__ void k(float* x) {}", (),
+     "warp_shuffle"),
+])
+def test_what_the_preprocessor_may_choose_is_gated(hip, src, options, rule):
+    """A new-user probe: a macro or a computed include defined more than once, and an
+    array typedef, were read as their last definition or not at all, and kernels that
+    use a listed feature passed the gate (the preprocessor is not run: every definition
+    counts)."""
+    with pytest.raises(NotImplementedError, match=f"rule '{rule}'"):
+        CudaKernel(src, "k", options=options).compile()
+
+
+@pytest.mark.parametrize("src", [
+    _AV + "#define V Array2D<float>\nstruct S { V v; };\n__global__ void k(S s) {}",
+    _AV + "typedef Array2D<float> VA[2];\nstruct S { VA v; };\n__global__ void k(S s) {}",
+    "#define HDR <xstride/index.cuh>\n#include HDR\n__global__ void k(float* x) {}",
+])
+def test_one_definition_of_no_listed_feature_compiles(hip, src):
+    CudaKernel(src, "k").compile()
+    assert hip.builds

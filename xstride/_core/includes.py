@@ -10,7 +10,9 @@ the folder of the file that includes it, then in the search folders; an angle in
 (``<a.h>``) only in the search folders, in order. Includes that resolve to no file
 (``<cuda_fp16.h>``, NVRTC's built-ins) are recorded with no file and not hashed.
 ``#if`` is not evaluated: every ``#include`` line counts. A computed include is read
-through object-like macros whose value is a header name; one the scan cannot read so
+through object-like macros whose value is a header name, every value of a macro
+defined more than once (``#ifdef`` branches, an ``#undef`` and a new ``#define``, a
+``-D`` option beside the source's ``#define``) counting; one the scan cannot read so
 (``#include H(reduce)``) is recorded as unresolved (:attr:`IncludeGraph.unresolved`):
 the HIP gate refuses it, and on CUDA the digest does not cover its header.
 """
@@ -198,18 +200,33 @@ def _header_macros(text: str) -> tuple[tuple[str, str], ...]:
                  for m in _HEADER_MACRO.finditer(code))
 
 
-def _resolve_macro(name: str, macros: dict[str, str]) -> tuple[bool, str] | None:
-    """``(quoted, spec)`` a computed include's macro expands to, following a macro
-    defined as another one's name; ``None`` where it names no header."""
-    seen = set()
-    while name in macros and name not in seen:
+def _add_macros(macros: dict[str, list[str]], pairs) -> None:
+    """Add each ``(name, value)`` definition to ``macros``, beside the name's others."""
+    for name, value in pairs:
+        values = macros.setdefault(name, [])
+        if value not in values:
+            values.append(value)
+
+
+def _resolve_macro(name: str, macros: dict[str, list[str]]) -> list[tuple[bool, str]]:
+    """Every ``(quoted, spec)`` a computed include's macro may expand to, following a
+    macro defined as another one's name: a macro defined more than once (in ``#if``
+    branches, or again after an ``#undef``) may be any of its values, since the
+    preprocessor is not run; empty where none names a header."""
+    out: list[tuple[bool, str]] = []
+    stack, seen = [name], set()
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in macros:
+            continue
         seen.add(name)
-        value = macros[name]
-        spec = _MACRO_SPEC.fullmatch(value)
-        if spec is not None:
-            return value[0] == '"', spec.group(1).strip()
-        name = value
-    return None
+        for value in reversed(macros[name]):
+            spec = _MACRO_SPEC.fullmatch(value)
+            if spec is None:
+                stack.append(value)
+            elif (value[0] == '"', spec.group(1).strip()) not in out:
+                out.append((value[0] == '"', spec.group(1).strip()))
+    return out
 
 
 def scan_includes(source: str, search_dirs) -> IncludeGraph:
@@ -229,7 +246,8 @@ def scan_includes(source: str, search_dirs) -> IncludeGraph:
         order; it changes when any header's content changes.
     """
     dirs = [Path(d) for d in search_dirs]
-    macros: dict[str, str] = dict(_header_macros(source))
+    macros: dict[str, list[str]] = {}
+    _add_macros(macros, _header_macros(source))
     # a computed include may use a macro that a header read after it defines: walk
     # again with the macros of every file read (a few rounds reach any chain)
     for _ in range(8):
@@ -240,10 +258,9 @@ def scan_includes(source: str, search_dirs) -> IncludeGraph:
         _walk([("<source>", source, None, None)], dirs, macros, edges, files, texts, h)
         if not any(e.path is None and e.computed for e in edges):
             break
-        known = dict(macros)
+        known = {name: list(values) for name, values in macros.items()}
         for t in texts.values():
-            macros.update(_header_macros(t))
-        macros.update(_header_macros(source))
+            _add_macros(macros, _header_macros(t))
         if macros == known:
             break
     return IncludeGraph(tuple(edges), tuple(files), texts, h.hexdigest())
@@ -258,18 +275,19 @@ def _walk(stack, dirs, macros, edges, files, texts, h) -> None:
         found = []
         for quoted, spec, nxt in _include_lines(text):
             computed = quoted is None
-            if computed:
-                resolved = _resolve_macro(spec, macros)
-                if resolved is None:
+            choices = [(quoted, spec)]
+            if computed:   # each header the macro may name (each definition)
+                choices = _resolve_macro(spec, macros)
+                if not choices:
                     edges.append(Include(includer, spec, None, True, False))
                     continue
-                quoted, spec = resolved
-            path, at = _resolve(spec, quoted, here, dirs, index if nxt else None)
-            edges.append(Include(includer, spec, path, computed))
-            if path is not None and path not in texts:
-                data = path.read_bytes()
-                texts[path] = data.decode("utf-8", errors="replace")
-                files.append(path)
-                h.update(str(path).encode() + b"\0" + data + b"\0")
-                found.append((str(path), texts[path], path.parent, at))
+            for quoted, spec in choices:
+                path, at = _resolve(spec, quoted, here, dirs, index if nxt else None)
+                edges.append(Include(includer, spec, path, computed))
+                if path is not None and path not in texts:
+                    data = path.read_bytes()
+                    texts[path] = data.decode("utf-8", errors="replace")
+                    files.append(path)
+                    h.update(str(path).encode() + b"\0" + data + b"\0")
+                    found.append((str(path), texts[path], path.parent, at))
         stack.extend(reversed(found))

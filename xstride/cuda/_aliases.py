@@ -142,20 +142,22 @@ def _top_commas(text: str) -> list[str]:
     return parts
 
 
-def _typedef_declarators(decl: str) -> list[tuple[str, str]]:
+def _typedef_declarators(decl: str, arrays: bool = False) -> list[tuple[str, str]]:
     """``[(name, type), ...]`` of one ``typedef`` (``decl``: what stands between
     ``typedef`` and ``;``), one per declarator: ``float real, *preal`` declares
     ``real`` (``float``) and ``preal`` (``float *``); the specifiers (``float``,
     ``const float``) are shared, a declarator's ``*``, ``&`` and their qualifiers are
     its own. An array or function declarator (``a[4]``, ``(*fn)(int)``) names no
-    type read here and is left out."""
+    type read here and is left out; with ``arrays`` an array declarator is its
+    element type (``typedef Array5D<float> VA[2]``: ``VA`` holds what
+    ``Array5D<float>`` holds, by value, as the HIP gate reads a field)."""
     first, *more = _top_commas(decl)
     bare = _ARRAY_BOUNDS.sub("", first.rstrip())
     last = _LAST_NAME.search(bare)
     if last is None:       # "void (*fn)(int)": a function pointer, nothing read
         return []
     head = bare[:last.start()]
-    out = [] if bare != first.rstrip() else [(last.group(1), head.strip())]
+    out = [] if bare != first.rstrip() and not arrays else [(last.group(1), head.strip())]
     depth, cut = 0, len(head)    # the specifiers end at the first top-level '*' or '&'
     for i, c in enumerate(head):
         depth += (c == "<") - (c == ">")
@@ -164,9 +166,12 @@ def _typedef_declarators(decl: str) -> list[tuple[str, str]]:
             break
     base = head[:cut].strip()
     for d in more:
-        name = _LAST_NAME.search(d)
+        unbounded = _ARRAY_BOUNDS.sub("", d.rstrip())
+        if unbounded != d.rstrip() and not arrays:
+            continue           # "VA[2]": an array declarator
+        name = _LAST_NAME.search(unbounded)
         if name is not None and base:
-            out.append((name.group(1), f"{base} {d[:name.start()].strip()}".strip()))
+            out.append((name.group(1), f"{base} {unbounded[:name.start()].strip()}".strip()))
     return out
 
 
@@ -182,14 +187,15 @@ def typedef_names(text: str, end: int) -> list[str]:
             if re.fullmatch(r"\s*[^\W\d]\w*\s*", d)]
 
 
-def find_aliases(text: str, local: bool = False) -> dict[str, str]:
+def find_aliases(text: str, local: bool = False, arrays: bool = False) -> dict[str, str]:
     """``{name: aliased type text}`` of every ``typedef`` / ``using`` alias in C text
     (``typedef Array4D<float> V;``, ``using P = const float*;``); alias templates
     (``template <class T> using V = ...``) are not aliases of one type and are left
     out, as are the aliases written inside a function's body (local to it: a
     parameter's type never names one) unless ``local``, as the HIP gate reads them (a
-    local struct's field may name one). The signature parser and the HIP gate read
-    aliases from this one table.
+    local struct's field may name one), and with ``arrays`` an array ``typedef`` is
+    an alias of its element type (the HIP gate: what a field of that type holds by
+    value). The signature parser and the HIP gate read aliases from this one table.
 
     An enum is an alias of its underlying integer type where that is certain
     (``enum class E`` is an ``int``, ``enum E : short`` a ``short``, an unscoped enum
@@ -213,7 +219,7 @@ def find_aliases(text: str, local: bool = False) -> dict[str, str]:
         return i >= 0 and outer[i][0] < pos < outer[i][1]
 
     found = [pair for m in _TYPEDEF.finditer(text) if not inside(m.start())
-             for pair in _typedef_declarators(m.group(1))]
+             for pair in _typedef_declarators(m.group(1), arrays)]
     found += [(m.group(1), m.group(2)) for m in _USING.finditer(text)
               if not _TEMPLATE_BEFORE.search(text, 0, m.start()) and not inside(m.start())]
     for name, aliased in found:

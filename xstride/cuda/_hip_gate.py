@@ -77,9 +77,15 @@ _OBJECT_MACRO = re.compile(rf"^{_S}*(?:#|%:){_S}*define{_S}+([^\W\d]\w*)(?!\()"
 
 def _macros(text: str) -> dict[str, str]:
     """``{name: value}`` of the object-like ``#define``s of C text (code only): a
-    macro holds a struct field's type (``#define V5 Array5D<float>``) as an alias does."""
-    return {m.group(1): m.group(2) for code in directive_readings(_SPLICE.sub("", text))
-            for m in _OBJECT_MACRO.finditer(code)}
+    macro holds a struct field's type (``#define V5 Array5D<float>``) as an alias does.
+    A macro defined more than once (``#ifdef`` branches, ``#undef`` and again: the
+    preprocessor is not run) holds every value (:func:`merge_aliases`), as an alias
+    defined twice does."""
+    out: dict[str, str] = {}
+    for code in directive_readings(_SPLICE.sub("", text)):
+        for m in _OBJECT_MACRO.finditer(code):
+            merge_aliases(out, {m.group(1): m.group(2)})
+    return out
 
 
 def _aliases(texts, options=()) -> dict[str, str]:
@@ -92,7 +98,8 @@ def _aliases(texts, options=()) -> dict[str, str]:
     out: dict[str, str] = {}
     for text in [defines_from_options(options), *texts]:
         merge_aliases(out, _macros(text))
-        merge_aliases(out, find_aliases(text, local=True))   # a local struct's too
+        # a local struct's too, and an array typedef as its element type
+        merge_aliases(out, find_aliases(text, local=True, arrays=True))
         merge_aliases(out, find_alias_templates(text))
     return out
 
