@@ -370,3 +370,27 @@ def test_what_the_preprocessor_may_choose_is_gated(hip, src, options, rule):
 def test_one_definition_of_no_listed_feature_compiles(hip, src):
     CudaKernel(src, "k").compile()
     assert hip.builds
+
+
+@pytest.mark.parametrize("src, rule", [
+    # the ranks written at the use are literals: read with them (a new-user probe: "rank
+    # 'N' ... may be 5 or more" refused the 2- and 3-D views the message asked for)
+    ("template <class T, int N> using V = xstride_array<T, N>;\nstruct S { V<float, 3> v; };",
+     None),
+    ("template <int N> using F = xstride_array<float, N>;\nstruct S { F<2> v; };", None),
+    ("template <int N> using F = xstride_array<float, N>;\nstruct S { F<2> a; F<5> v; };",
+     "high_dim_cuda_views"),
+    # a rank no literal gives (a constant, a default left unread) is refused as before
+    ("constexpr int M = 3;\ntemplate <int N> using F = xstride_array<float, N>;\n"
+     "struct S { F<M> v; };", "high_dim_cuda_views"),
+    ("template <class T, int N = 6> using F = xstride_array<T, N>;\nstruct S { F<float> v; };",
+     "high_dim_cuda_views"),
+])
+def test_an_alias_template_is_read_with_its_arguments(hip, src, rule):
+    k = CudaKernel(_AV + src + "\n__global__ void k(S s) {}", "k")
+    if rule is None:
+        k.compile()
+        assert hip.builds
+    else:
+        with pytest.raises(NotImplementedError, match=f"rule '{rule}'"):
+            k.compile()

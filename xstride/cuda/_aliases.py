@@ -231,18 +231,60 @@ def find_aliases(text: str, local: bool = False, arrays: bool = False) -> dict[s
     return out
 
 
+class TemplateAlias(str):
+    """The aliased type text of an alias template, with its template parameters'
+    names (``params``: ``("T", "N")`` of ``template <class T, int N> using V =
+    xstride_array<T, N>;``), so that a use ``V<float, 3>`` can be read with its
+    arguments in their place (:func:`instantiate`)."""
+
+    def __new__(cls, text: str, params: tuple):
+        self = super().__new__(cls, text)
+        self.params = tuple(params)
+        return self
+
+
+def _template_params(head: str) -> tuple:
+    """The parameter names of a ``template <...>`` head: the last identifier of each
+    parameter before its default (``class T``, ``int N = 3``, ``typename... Ts``)."""
+    inner = head[head.index("<") + 1:head.rindex(">")]
+    names = []
+    for part in _top_commas(inner):
+        part = part.split("=", 1)[0]
+        last = _LAST_NAME.search(part.rstrip())
+        names.append(last.group(1) if last else "")
+    return tuple(names)
+
+
+def instantiate(aliased: str, args_text: str) -> str:
+    """``aliased`` (an alias template's type text) with its parameters replaced by the
+    arguments written at a use (``args_text``: what stands between the ``<`` and the
+    ``>``); the text as it is where it is no :class:`TemplateAlias` or the arguments
+    are fewer than the parameters without defaults."""
+    params = getattr(aliased, "params", None)
+    args = [a.strip() for a in _top_commas(args_text)] if args_text.strip() else []
+    if not params or not args or len(args) > len(params):
+        return aliased
+    out = str(aliased)
+    for name, arg in zip(params, args):
+        if name:
+            out = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", lambda _: arg, out)
+    return out
+
+
 def find_alias_templates(text: str) -> dict[str, str]:
     """``{name: aliased type text}`` of the alias templates of C text (``template
-    <class T> using V5 = Array5D<T>;``). No parameter type is read through one (``V5<float>``
-    is not one type; :func:`find_aliases` leaves them out), but a struct field
-    ``V5<float> v`` holds what the alias names, the parameters unread: the HIP gate
-    reads it there (``Array5D<T>``: a 5-D view; ``xstride_array<float, N>``: a rank it
-    cannot read; ``complex<T>``: a complex)."""
+    <class T> using V5 = Array5D<T>;``), each a :class:`TemplateAlias` that knows its
+    parameters. No parameter type is read through one (``V5<float>`` is not one type;
+    :func:`find_aliases` leaves them out), but a struct field ``V5<float> v`` holds
+    what the alias names: the HIP gate reads it there, with the arguments written at
+    the field in the parameters' place (:func:`instantiate`: ``F<3>`` of ``template
+    <int N> using F = xstride_array<float, N>;`` is a 3-D view)."""
     text = _SPLICE.sub("", code_only(text))
     out: dict[str, str] = {}
     for m in _USING.finditer(text):
-        if _TEMPLATE_BEFORE.search(text, 0, m.start()):
-            _add(out, m.group(1), m.group(2))
+        head = _TEMPLATE_BEFORE.search(text, 0, m.start())
+        if head:
+            _add(out, m.group(1), TemplateAlias(m.group(2), _template_params(head.group(0))))
     return out
 
 

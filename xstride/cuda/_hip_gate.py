@@ -16,7 +16,7 @@ from .._core.csource import SPACE as _S, code_only, directive_readings
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph, defines_from_options
-from ._aliases import find_alias_templates
+from ._aliases import find_alias_templates, instantiate
 from ._signature import (CType, Signature, _split_top, find_aliases, merge_aliases,
                          rank_value)
 from ._struct_defs import find_structs, match_brace
@@ -225,7 +225,8 @@ def _struct_texts(body: str, structs: dict[str, str] | None = None,
                   aliases: dict[str, str] | None = None, _seen=None, _alias: bool = False):
     """The data members of a struct body (:func:`_data_members`), or an alias's text,
     and the same of every struct and alias they name as a type, at any depth (a struct
-    field of another struct, ``typedef Array5D<float> V5;``), each once."""
+    field of another struct, ``typedef Array5D<float> V5;``), each once (an alias
+    template once per arguments, read with them in its parameters' place)."""
     text = body if _alias else _data_members(body)
     yield text
     seen = set() if _seen is None else _seen
@@ -233,14 +234,18 @@ def _struct_texts(body: str, structs: dict[str, str] | None = None,
         name = m.group(0)
         end = m.end()
         opens = _ANGLE_NEXT.match(text, end)
+        args = ""
         if opens is not None:    # "V5<float>* p": after its arguments
             end = _template_end(text, opens.end())
-        if name in seen or not _by_value(text, m.start(), end):
+            args = text[opens.end():end - 1]
+        key = (name, " ".join(args.split()))   # an alias template once per arguments
+        if key in seen or not _by_value(text, m.start(), end):
             continue    # "S* p", "V5& r", "Array2D<cf>": no S, V5 or cf held by value
         for table, alias in ((structs or {}, False), (aliases or {}, True)):
             if name in table:
-                seen.add(name)
-                yield from _struct_texts(table[name], structs, aliases, seen, alias)
+                seen.add(key)
+                held = instantiate(table[name], args) if alias else table[name]
+                yield from _struct_texts(held, structs, aliases, seen, alias)
 
 
 _VIEW_RANK = re.compile(r"\bxstride_c?array\s*<[^;]*?,\s*([^,<>;]+?)\s*>")
@@ -348,7 +353,7 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                     if aliases is None:
                         aliases = _aliases([source, *graph.texts.values()], options)
                     held = _struct_view_ndims(struct_bodies.get(p.ctype.struct, ""),
-                                              struct_bodies, aliases, {p.ctype.struct})
+                                              struct_bodies, aliases, {(p.ctype.struct, "")})
                     nd = held if isinstance(held, str) else max(nd, held)
                 if isinstance(nd, str):
                     out.append((r, f"parameter '{p.name}' ({p.ctype.text}) has a struct field "
@@ -370,7 +375,7 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                 body = struct_bodies.get(p.ctype.struct, "")
                 if _has_complex(p.ctype) or any(
                         _complex_by_value(code_only(t)) for t in _struct_texts(
-                            body, struct_bodies, aliases, {p.ctype.struct})):
+                            body, struct_bodies, aliases, {(p.ctype.struct, "")})):
                     out.append((r, f"parameter '{p.name}' ({p.ctype.text}) has a complex "
                                    "field"))
                     break
