@@ -154,6 +154,25 @@ def _declarators(stmt: str) -> list[str]:
     return [parts[0]] + [f"{base} {p.strip()}" for p in parts[1:]]
 
 
+# "struct In {" / "class In : B {" / "union U {" inside a struct body: a nested type's head
+_NESTED_HEAD = re.compile(r"\b(?:struct|class|union)\s+[^\W\d]\w*\s*(?:final\b\s*)?(?::[^{;]*)?\{")
+
+
+def _named_nested_bodies(body: str) -> str:
+    """``body`` with the bodies of its named nested types taken out (``struct In { ...
+    }`` becomes ``struct In``): declaring a type holds nothing (``struct In { ... };``),
+    and a member of it (``struct In { ... } in;``, ``In* p;``) is followed by the name,
+    as any field of a struct type is. An unnamed one (``struct { ... } s;``) stays."""
+    out, at = [], 0
+    for m in _NESTED_HEAD.finditer(body):
+        if m.start() < at:
+            continue    # inside a nested body already taken out
+        end = match_brace(body, m.end() - 1)
+        out.append(body[at:m.end() - 1])
+        at = end
+    return "".join(out) + body[at:]
+
+
 def _data_members(body: str) -> str:
     """The types of a struct body's data members (code only): member functions
     (declarations and bodies, their parameters and return types), static members,
@@ -170,7 +189,7 @@ def _data_members(body: str) -> str:
                 prefix, body = body[1:i], body[i + 1:]
                 break
     members = []
-    for stmt in _ACCESS.sub(" ", _without_function_bodies(body)).split(";"):
+    for stmt in _ACCESS.sub(" ", _without_function_bodies(_named_nested_bodies(body))).split(";"):
         stmt = _without_attributes(stmt)
         if _NOT_A_MEMBER.search(stmt) or _FUNCTION_DECL.search(stmt.split("=", 1)[0]):
             continue
