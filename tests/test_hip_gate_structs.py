@@ -406,13 +406,33 @@ def test_a_nested_type_counts_only_where_a_member_holds_it(hip, src, rule):
     _verdict(hip, src, rule)
 
 
-def _verdict(hip, structs: str, rule) -> None:
+def _verdict(hip, structs: str, rule, options=()) -> None:
     """A kernel taking ``S`` of ``structs``: compiled where ``rule`` is None, else
     refused by that rule."""
-    k = CudaKernel(structs + "\n__global__ void k(S s) {}", "k")
+    k = CudaKernel(structs + "\n__global__ void k(S s) {}", "k", options=options)
     if rule is None:
         k.compile()
         assert hip.builds
     else:
         with pytest.raises(NotImplementedError, match=f"rule '{rule}'"):
             k.compile()
+
+
+@pytest.mark.parametrize("src, options, rule", [
+    # a field spelled by a function-like macro's call was read as a member function's
+    # declaration and passed the gate (a new-user probe)
+    (_AV + "#define V5(T) Array5D<T>\nstruct S { V5(float) v; };", (), "high_dim_cuda_views"),
+    ("#define CPLX(T) complex<T>\nstruct S { int n; CPLX(float) z; };", (),
+     "complex_struct_fields"),
+    (_AV + "struct S { V5(float) v; };", ("-DV5(T)=Array5D<T>",), "high_dim_cuda_views"),
+    (_AV + "#ifdef BIG\n#define V(T) Array5D<T>\n#else\n#define V(T) Array2D<T>\n#endif\n"
+     "struct S { V(float) v; };", (), "high_dim_cuda_views"),
+    # the call's value holds no listed feature, or is behind a pointer; a macro called in a
+    # member function's body is no field
+    (_AV + "#define V2(T) Array2D<T>\nstruct S { V2(float) v; };", (), None),
+    (_AV + "#define V5(T) Array5D<T>\nstruct S { V5(float)* v; };", (), None),
+    (_AV + "#define CHECK(x) (void)(x)\n"
+     "struct S { int n; __device__ int f() const { CHECK(n); return n; } };", (), None),
+])
+def test_a_field_spelled_by_a_function_like_macro_is_read(hip, src, options, rule):
+    _verdict(hip, src, rule, options)

@@ -88,6 +88,64 @@ def _macros(text: str) -> dict[str, str]:
     return out
 
 
+# a function-like macro: "#define V5(T) Array5D<T>" (groups: name, parameters, value)
+_FUNCTION_MACRO = re.compile(rf"^{_S}*(?:#|%:){_S}*define{_S}+([^\W\d]\w*)\(([^)]*)\)(.*)$",
+                             re.M)
+
+
+def _function_macros(texts, options=()) -> dict[str, list[tuple[tuple, str]]]:
+    """``{name: [(parameters, value), ...]}`` of the function-like ``#define``s of C
+    texts and ``-D`` options whose value can spell a type (no ``;``, ``{`` or ``}``):
+    every definition of a name (``#ifdef`` branches: the preprocessor is not run)."""
+    out: dict[str, list[tuple[tuple, str]]] = {}
+    for text in [defines_from_options(options), *texts]:
+        for code in directive_readings(_SPLICE.sub("", text)):
+            for m in _FUNCTION_MACRO.finditer(code):
+                value = m.group(3).strip()
+                if re.search(r"[;{}]", value):
+                    continue
+                entry = (tuple(a.strip() for a in m.group(2).split(",") if a.strip()), value)
+                if entry not in out.setdefault(m.group(1), []):
+                    out[m.group(1)].append(entry)
+    return out
+
+
+def _expand_function_macros(body: str, macros: dict) -> str:
+    """``body`` with each call of a macro of ``macros`` (:func:`_function_macros`)
+    replaced by its value, the arguments in its parameters' place (a struct field
+    ``V5(float) v;`` of ``#define V5(T) Array5D<T>`` holds a 5-D view; read as a member
+    function's declaration, it passed the gate: a new-user probe). A macro defined more
+    than once becomes every value side by side: the gate sees a view or complex behind
+    any of them. Calls inside the values are expanded too, a few rounds deep."""
+    if not macros:
+        return body
+    call = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, macros)) + r")\s*\(")
+    for _ in range(4):
+        out, at = [], 0
+        for m in call.finditer(body):
+            if m.start() < at:
+                continue
+            depth, close = 1, len(body)
+            for j in range(m.end(), len(body)):
+                depth += (body[j] == "(") - (body[j] == ")")
+                if depth == 0:
+                    close = j + 1
+                    break
+            args = [a.strip() for a in _split_top(body[m.end():close - 1], ",")]
+            values = []
+            for params, value in macros[m.group(1)]:
+                for name, arg in zip(params, args):
+                    value = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", lambda _, a=arg: a,
+                                   value)
+                values.append(value)
+            out.append(body[at:m.start()] + " " + " ".join(values) + " ")
+            at = close
+        if not out:
+            return body
+        body = "".join(out) + body[at:]
+    return body
+
+
 def _aliases(texts, options=()) -> dict[str, str]:
     """``{name: aliased type text}`` of every ``typedef`` / ``using`` alias in C texts
     (the signature parser's table, :func:`find_aliases`), and of every object-like
@@ -356,7 +414,12 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
     """Every ``(rule, what triggered it)`` of a kernel; empty when HIP may compile it."""
     out: list[tuple[HipRule, str]] = []
     if any(p.ctype.kind == "struct" for p in signature.params):
-        struct_bodies = _with_unions(struct_bodies, [source, *graph.texts.values()])
+        texts = [source, *graph.texts.values()]
+        struct_bodies = _with_unions(struct_bodies, texts)
+        calls = _function_macros(texts, options)   # fields spelled by a macro's call
+        if calls:
+            struct_bodies = {name: _expand_function_macros(body, calls)
+                             for name, body in struct_bodies.items()}
     aliases = None
     for r in RULES:
         if r.headers:
