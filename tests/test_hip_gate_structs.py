@@ -433,6 +433,10 @@ def _verdict(hip, structs: str, rule, options=()) -> None:
     (_AV + "#define V5(T) Array5D<T>\nstruct S { V5(float)* v; };", (), None),
     (_AV + "#define CHECK(x) (void)(x)\n"
      "struct S { int n; __device__ int f() const { CHECK(n); return n; } };", (), None),
+    # a member function with a trailing return type or noexcept(...): its body's locals
+    # are no fields (the gate found only "...) const {" bodies)
+    ("struct S { int n; __device__ auto f() const noexcept(true) -> complex<float> "
+     "{ complex<float> z; return z; } };", (), None),
 ])
 def test_a_field_spelled_by_a_function_like_macro_is_read(hip, src, options, rule):
     _verdict(hip, src, rule, options)

@@ -17,6 +17,7 @@ from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph, defines_from_options
 from ._aliases import find_alias_templates, instantiate
+from ._namespaces import FUNCTION_HEAD_END
 from ._signature import (CType, Signature, _split_top, find_aliases, merge_aliases,
                          rank_value)
 from ._struct_defs import find_structs, match_brace
@@ -355,7 +356,7 @@ _COMPLEX = re.compile(r"\bcomplex\s*<\s*(?!(?:int|long|short|char|signed|unsigne
 # the "<" of a view whose elements a complex is: Array2D<complex<float>> holds a pointer
 _VIEW_OPEN = re.compile(r"(?:\bC?Array\d+D|\bxstride_c?array)\s*<\s*(?:(?:const|volatile)\s+)*$")
 # ") const {": where a member function's body begins
-_FUNCTION_BODY = re.compile(r"\)\s*(?:(?:const|volatile|noexcept|override|final|&&?)\s*)*\{")
+_FUNCTION_BODY = re.compile(FUNCTION_HEAD_END + r"\{")
 # after the type: a pointer or reference, or a member function's name and "("
 _NOT_A_VALUE = re.compile(r"\s*(?:(?:const|volatile)\b\s*)*(?:[*&]|[^\W\d]\w*\s*\()")
 

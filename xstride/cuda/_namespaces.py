@@ -21,6 +21,7 @@ from itertools import product
 from .._core.csource import SPACE as _S, is_c_identifier
 
 __all__ = ["split_name", "namespace_blocks", "inner_blocks", "function_bodies", "member_blocks",
+           "FUNCTION_HEAD_END",
            "blank_directives", "enclosing", "lookup_names", "spelled", "written_scopes",
            "Scope"]
 
@@ -35,10 +36,11 @@ _DIRECTIVE = re.compile(rf"^{_S}*(?:#|%:).*$", re.M)
 #: The head of a linkage block, ``extern "C" {`` with its literal blanked.
 _LINKAGE = re.compile(r'extern\s*"[^"]*"')
 #: The end of a function's head before its body's ``{``: the parameter list's ``)``, then
-#: qualifiers (``const``, ``noexcept``, ``&&``, ...) and a trailing return type.
-_FUNCTION_HEAD_END = re.compile(
-    r"\)\s*(?:(?:const|volatile|noexcept(?:\s*\([^()]*\))?|override|final|mutable|&&?)\s*)*"
-    r"(?:->[^;{}]*)?$")
+#: qualifiers (``const``, ``noexcept``, ``&&``, ...) and a trailing return type (a
+#: pattern's text: the HIP gate finds member functions' bodies with it too).
+FUNCTION_HEAD_END = (r"\)\s*(?:(?:const|volatile|noexcept(?:\s*\([^()]*\))?|override|final|"
+                     r"mutable|&&?)\s*)*(?:->[^;{}]*)?")
+_FUNCTION_HEAD_END = re.compile(FUNCTION_HEAD_END + "$")
 #: The written qualifier of a declarator's name: "a::b::" before "k(", or "::".
 _QUALIFIER = re.compile(rf"(::\s*)?((?:{_NAME}\s*::\s*)*)$")
 
