@@ -242,44 +242,6 @@ def test_the_demos_own_cluster_sends_its_messages_without_distributeds_windows()
                                 "to clients": [WINDOW], "workers": [WINDOW]}
 
 
-def test_the_demos_own_cpu_workers_keep_freed_memory_for_reuse(monkeypatch):
-    """glibc's settings reach the workers (read at their start), distributed's own
-    pre-spawn variables stay, and this process's environment is as it was."""
-    import os
-
-    from xstride._cli.dask_memory import WORKER_ENV
-
-    keys = (*WORKER_ENV, "OMP_NUM_THREADS")
-    # as a local cluster started before in this process leaves it (distributed's nanny
-    # writes its pre-spawn values here), which a nanny takes over its setting
-    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
-    before = {k: os.environ.get(k) for k in WORKER_ENV}
-    with dask_demo.cluster(workers=1) as own:
-        seen = own.run(lambda: {k: os.environ.get(k) for k in keys})
-    (got,) = seen.values()
-    assert got == {**WORKER_ENV, "OMP_NUM_THREADS": "1"}
-    assert {k: os.environ.get(k) for k in WORKER_ENV} == before
-
-
-def test_freed_memory_setting_puts_this_processs_environment_back(monkeypatch):
-    """What a nanny writes into ``os.environ`` as it spawns (distributed's way) is undone
-    on exit: a value this process had comes back, one it lacked goes."""
-    import os
-
-    from xstride._cli.dask_memory import WORKER_ENV, reuse_freed_memory
-
-    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "12345")
-    monkeypatch.delenv("MALLOC_MMAP_MAX_", raising=False)
-    with reuse_freed_memory():
-        setting = dask.config.get("distributed.nanny.pre-spawn-environ")
-        assert {k: setting[k] for k in WORKER_ENV} == WORKER_ENV
-        assert setting["OMP_NUM_THREADS"] == 1   # distributed's own default kept
-        os.environ.update(WORKER_ENV)   # as a nanny does before it spawns
-    assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "12345"
-    assert "MALLOC_MMAP_MAX_" not in os.environ
-    assert "MALLOC_MMAP_MAX_" not in dask.config.get("distributed.nanny.pre-spawn-environ")
-
-
 def test_shortening_skips_streams_another_distributed_lacks():
     """The attributes are distributed's own (no config key): where a version lacks one,
     the demo runs with that stream's window as it is, not an AttributeError."""

@@ -32,7 +32,6 @@ import numpy as np
 from .. import _backends
 from . import dask_batching, dask_watch, demo_extras, demo_tree
 from .dask_connect import connect as _connect, wait_for_workers as _wait_for_workers
-from .dask_memory import reuse_freed_memory
 from .dask_options import DEFAULT_TIMEOUT, add_arguments, check_arguments  # noqa: F401
 from .dask_watch import WorkerWatch
 from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _file_of, _morton_box, _table,
@@ -143,7 +142,7 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
             local = LocalCUDACluster(n_workers=workers, threads_per_worker=1,
                                      dashboard_address=":0")
     else:
-        with _workers_ignore_ctrl_c(), reuse_freed_memory():
+        with _workers_ignore_ctrl_c():
             local = LocalCluster(n_workers=2 if workers is None else workers,
                                  threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
