@@ -217,6 +217,38 @@ def test_a_balanced_packing_in_a_header_leaves_other_structs_plain(tmp_path):
     assert [p.ctype.fields is None for p in k.params] == [False, True]
 
 
+@pytest.mark.parametrize("src, kw", [
+    ("#define ALIGN16 __align__(16)\nstruct P { float a; } ALIGN16;\n", {}),
+    ("#define PACKED __attribute__((packed))\nstruct P { char c; int a; } PACKED;\n", {}),
+    ("#define AL(n) __align__(n)\nstruct P { float a; } AL(16);\n", {}),
+    ("#define ALIGN16 __align__(16)\nstruct ALIGN16 P { float a; };\n", {}),
+    ("#define AL(n) alignas(n)\nstruct AL(16) P final { float a; };\n", {}),
+    # the macro from the options, or from a header
+    ("struct P { float a; } ALIGN16;\n", {"options": ("-DALIGN16=__align__(16)",)}),
+    ('#include "align.h"\nstruct ALIGN16 P { float a; };\n', {"include_dirs": True}),
+])
+def test_an_alignment_or_packing_behind_a_macro_is_not_a_plain_field_list(tmp_path, src, kw):
+    """A new-user probe: ``struct P { float a; } ALIGN16;`` with ``#define ALIGN16
+    __align__(16)`` was read as the plain 4-byte field list (a 4-byte value accepted for
+    the kernel's 16-byte struct), and ``struct ALIGN16 P`` was "unknown C type 'P'". A
+    ``#define``d name after the brace or before the struct's name may expand to an
+    alignment or a packing (the preprocessor is not run): the name is checked."""
+    (tmp_path / "align.h").write_text("#define ALIGN16 __align__(16)\n")
+    args = {"include_dirs": [tmp_path]} if kw.get("include_dirs") else dict(kw)
+    k = CudaKernel(src + "__global__ void k(P p) {}", "k", **args)
+    assert k.params[0].ctype.struct == "P" and k.params[0].ctype.fields is None
+
+
+def test_a_declarator_or_an_initializer_after_a_struct_is_no_layout():
+    """A variable declared after the brace (``} p1;``) leaves the plain field list, and
+    ``struct P p {1};`` (a variable's brace initializer) defines no struct ``p``."""
+    k = CudaKernel("struct P { float a; } p1;\nstruct P q {1.0f};\n"
+                   "__global__ void k(P p) {}", "k")
+    assert [f for f, _ in k.params[0].ctype.fields] == ["a"]
+    with pytest.raises(ValueError, match="unknown C type 'q'"):
+        CudaKernel("struct P { float a; };\nstruct P q {1.0f};\n__global__ void k(q x) {}", "k")
+
+
 def test_a_scoped_enum_is_no_struct():
     """'enum class E' was read as a struct E (a CudaStruct value expected for it); it
     is its underlying integer type (tests/test_cuda_signature_types.py)."""

@@ -182,7 +182,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     label = label or f"CudaKernel {name!r}"
     text = _SPLICE.sub("", code_only(source))
     known = dict(structs or {})
-    known.update(find_structs(source, packed_from_elsewhere))
+    known.update(find_structs(source, packed_from_elsewhere, set(macros) | macro_names(source)))
     named = merge_aliases(dict(aliases or {}), find_aliases(text))
     for tag in set(named) & set(known):   # a struct and an alias (or enum) of one name:
         merge_aliases(named, {tag: f"struct {tag}"})   # both read (#ifdef branches, scopes)

@@ -48,11 +48,27 @@ def match_brace(text: str, open_at: int) -> int:
 # __attribute__((aligned(16))), [[nodiscard]]
 _STRUCT_SPEC = (r"(?:alignas|__align__|__builtin_align__|__declspec)\s*\((?:[^()]|\([^()]*\))*\)"
                 r"|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\[\[[^\]]*\]\]")
-_STRUCT_HEAD = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + r")\s*)*)(\w+)\s*"
-                          r"(?:final\b\s*)?(:[^{;]*)?\{")
+# a name (or a call of one) between "struct" and the struct's name, which only a macro
+# can be there ("struct ALIGN16 P {", "struct AL(16) P {")
+_HEAD_MACRO = (r"(?!final\b)[^\W\d]\w*\b(?:\s*\((?:[^()]|\([^()]*\))*\))?"
+               r"(?=\s+(?:(?!final\b)[^\W\d]|\[\[))")
+_STRUCT_HEAD = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + "|" + _HEAD_MACRO
+                          + r")\s*)*)(\w+)\s*(?:final\b\s*)?(:[^{;]*)?\{")
 _TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r")\s*)*)\w*\s*\{")
 # after the closing brace: "} __attribute__((packed))", "} __align__(16)" (CUDA's macro)
 _PACKED_AFTER = re.compile(r"(?:\s*(?:" + _STRUCT_SPEC + r"))+")
+# the names of a declarator list after a closing brace, up to its ";"
+_TAIL = re.compile(r"[^;{}]*")
+_NAME = re.compile(r"(?<![\w.])[^\W\d]\w*")
+
+
+def _macros_after(text: str, end: int, macros) -> list[str]:
+    """The names ``#define``d somewhere (``macros``) among what follows a struct's
+    closing brace up to its ``;``: ``} ALIGN16;``, ``} AL(16) p;`` (a macro there may be
+    an alignment or a packing: the preprocessor is not run)."""
+    if not macros:
+        return []
+    return [n for n in _NAME.findall(_TAIL.match(text, end).group(0)) if n in macros]
 
 
 _PRAGMA_PACK = re.compile(rf"^{_S}*(?:#|%:){_S}*pragma{_S}+pack{_S}*\(([^)\n]*)\)", re.M)
@@ -104,7 +120,7 @@ def packing_beyond(text: str) -> str:
     return ""
 
 
-def find_structs(text: str, packed_from_elsewhere: str = "") -> dict[str, str]:
+def find_structs(text: str, packed_from_elsewhere: str = "", macros=frozenset()) -> dict[str, str]:
     """``{name: body}`` of every ``struct``/``class`` definition in C text (comments
     removed; braces inside string or character literals do not count).
 
@@ -118,8 +134,13 @@ def find_structs(text: str, packed_from_elsewhere: str = "") -> dict[str, str]:
     ``packed_from_elsewhere``: a packing another file leaves in force
     (:func:`packing_beyond`), taken as in force wherever this text's own ``#pragma
     pack`` leaves none; a ``_Pragma("pack...")`` of this text counts as in force
-    throughout it.
+    throughout it. ``macros``: the names ``#define``d in this text, its headers or the
+    options; one after the closing brace (``} ALIGN16;``) or between ``struct`` and the
+    struct's name (``struct ALIGN16 P``) makes the layout more than the fields too (it
+    may expand to an alignment or a packing: the preprocessor is not run). Another name
+    there (``struct A a {1};``) is a variable's initializer, no definition.
     """
+    macros = frozenset(macros)
     op = _PRAGMA_OPERATOR_PACK.search(text)
     elsewhere = packed_from_elsewhere or ("" if op is None else op.group(0) + ")")
     text = _SPLICE.sub("", code_only(text))
@@ -132,6 +153,9 @@ def find_structs(text: str, packed_from_elsewhere: str = "") -> dict[str, str]:
         after = _PACKED_AFTER.match(text, end)
         parts = [sp for sp in re.findall(_STRUCT_SPEC, specs + (after.group(0) if after else ""))
                  if "align" in sp or "pack" in sp]
+        # a name between "struct" and the struct's own (a macro), or a macro after the brace
+        parts += _NAME.findall(re.sub(_STRUCT_SPEC, " ", specs))
+        parts += _macros_after(text, after.end() if after else end, macros)
         here = [p for at, p in packing if at <= start][-1:]   # a #pragma pack in force
         parts += here if here and here[0] else [elsewhere]
         return " ".join(p for p in parts + ([base.strip()] if base else []) if p)
@@ -139,6 +163,8 @@ def find_structs(text: str, packed_from_elsewhere: str = "") -> dict[str, str]:
     for m in _STRUCT_HEAD.finditer(text):
         if re.search(r"\benum\s*$", text[max(0, m.start() - 64):m.start()]):
             continue   # "enum class E { A, B }": a scoped enum, no struct
+        if not set(_NAME.findall(re.sub(_STRUCT_SPEC, " ", m.group(1)))) <= macros:
+            continue   # "struct A a {1};": a variable's brace initializer, no definition
         end = match_brace(text, m.end() - 1)
         extra, body = layout(m.group(1), m.group(3), m.start(), end), text[m.end():end - 1]
         merge_structs(out, {m.group(2): f"({extra}); {body}" if extra else body})

@@ -328,10 +328,10 @@ class CudaKernel:
         self.debug = debug_from_env() if debug is None else debug
         self._label = label
         graph = self._scan()
-        macros = set().union(*(macro_names(t) for t in graph.texts.values()),
-                             macro_names(defines_from_options(self.options)))
+        macros = self._macros(graph)
         beyond = self._packing_beyond(graph)
-        self.signature = parse_signature(source, name, structs=self._struct_bodies(graph, beyond),
+        structs = self._struct_bodies(graph, beyond, macros | macro_names(source))
+        self.signature = parse_signature(source, name, structs=structs,
                                          aliases=self._aliases(graph), macros=macros,
                                          packed_from_elsewhere=beyond[id(self.source)],
                                          label=label)
@@ -350,6 +350,11 @@ class CudaKernel:
     def _scan(self) -> IncludeGraph:
         return scan_user_source(self.source, self.options, self.include_dirs)
 
+    def _macros(self, graph: IncludeGraph) -> set[str]:
+        """The names the headers' and the options' ``#define``s define."""
+        return set().union(*(macro_names(t) for t in graph.texts.values()),
+                           macro_names(defines_from_options(self.options)))
+
     def _packing_beyond(self, graph: IncludeGraph) -> dict[int, str]:
         """``{id(text): packing}``: for each text (a header, a pre-included one, the
         source, the options' ``-D`` defines) a ``#pragma pack`` that another of them
@@ -361,12 +366,16 @@ class CudaKernel:
         leaks = [(id(t), p) for t, p in zip(texts, map(packing_beyond, texts)) if p]
         return {id(t): next((p for i, p in leaks if i != id(t)), "") for t in texts}
 
-    def _struct_bodies(self, graph: IncludeGraph, beyond: dict | None = None) -> dict[str, str]:
+    def _struct_bodies(self, graph: IncludeGraph, beyond: dict | None = None,
+                       macros=frozenset()) -> dict[str, str]:
+        """Every struct of the headers and the source (``find_structs``, with the
+        packing other files leave in force and the names ``macros`` defines anywhere)."""
         beyond = beyond or {}
         bodies: dict[str, str] = {}
         for text in graph.texts.values():   # a name defined twice: both (merge_structs)
-            merge_structs(bodies, find_structs(text, beyond.get(id(text), "")))
-        return merge_structs(bodies, find_structs(self.source, beyond.get(id(self.source), "")))
+            merge_structs(bodies, find_structs(text, beyond.get(id(text), ""), macros))
+        return merge_structs(bodies, find_structs(self.source, beyond.get(id(self.source), ""),
+                                                  macros))
 
     def _aliases(self, graph: IncludeGraph) -> dict[str, str]:
         aliases: dict[str, str] = {}
@@ -402,7 +411,8 @@ class CudaKernel:
 
     def _gate(self, graph: IncludeGraph) -> None:
         _hip_gate.check(self._label, self.signature, graph, self.compile_options(),
-                        self.source, self._struct_bodies(graph))
+                        self.source, self._struct_bodies(
+                            graph, macros=self._macros(graph) | macro_names(self.source)))
 
     def compile(self) -> "CudaKernel":
         """Compile for the current device now (again if an included header changed).
