@@ -226,13 +226,46 @@ def test_a_balanced_packing_in_a_header_leaves_other_structs_plain(tmp_path):
     # the macro from the options, or from a header
     ("struct P { float a; } ALIGN16;\n", {"options": ("-DALIGN16=__align__(16)",)}),
     ('#include "align.h"\nstruct ALIGN16 P { float a; };\n', {"include_dirs": True}),
+    ("#define AL16 __align__(16)\ntypedef struct AL16 { char c; int n; } P;\n", {}),
+    # a definition inside a macro's call or its #define (the portable PACK idiom)
+    ("#define PACK(D) D __attribute__((__packed__))\nPACK(struct P { char c; int n; });\n", {}),
+    ("#define ALIGNED(n, ...) __VA_ARGS__ __attribute__((aligned(n)))\n"
+     "ALIGNED(16, struct P { char c; int n; });\n", {}),
+    ("#define DEF(A) struct P { char c; int n; } A;\nDEF(__attribute__((aligned(16))))\n", {}),
+    # attributes of nested or spaced parentheses, before the name or after the brace
+    ("struct P { char c; int n; } __attribute__((aligned(sizeof(double) * 2)));\n", {}),
+    ("struct P { char c; int n; } __attribute__( (aligned(16)) );\n", {}),
+    ("struct P { char c; int n; } __attribute__(/*x*/(aligned(16)));\n", {}),
+    ("struct P { char c; int n; } __attribute__((packed, aligned(alignof(int)*1)));\n", {}),
+    ("struct __attribute__( (aligned(16)) ) P { char c; int n; };\n", {}),
+    ("struct alignas((sizeof(double)*2)) P { char c; int n; };\n", {}),
+    ("struct [[gnu::aligned(sizeof(int[4]))]] P { char c; int n; };\n", {}),
+    # _Pragma of a stringized macro parameter
+    ("#define PRAGMA(x) _Pragma(#x)\nPRAGMA(pack(push, 1))\nstruct P { char c; int n; };\n"
+     "PRAGMA(pack(pop))\n", {}),
+    ("#define STR(x) #x\n#define DO(x) _Pragma(STR(x))\nDO(pack(1))\nstruct P { char c; int n; };\n",
+     {}),
+    # an alignment on an earlier declaration
+    ("struct __attribute__((aligned(16))) P;\nstruct P { char c; int n; };\n", {}),
+    ("#define AL16 __align__(16)\nstruct AL16 P;\nstruct P { char c; int n; };\n", {}),
+    # a macro in a field's type or name
+    ("#ifndef REAL\ntypedef float REAL;\n#endif\nstruct P { char c; REAL a; };\n",
+     {"options": ("-DREAL=double",)}),
+    ("#define float double\nstruct P { char c; float a; };\n", {}),
+    ("#define NAME a __attribute__((aligned(16)))\nstruct P { char c; float NAME; };\n", {}),
+    ("#define FLAGS flags : 3\nstruct P { char c; int FLAGS; };\n", {}),
+    ("#define x x[2]\nstruct P { char c; float x[4]; };\n", {}),
+    ("struct P { char c; float NAME; };\n", {"options": ("-DNAME=a[8]",)}),
 ])
 def test_an_alignment_or_packing_behind_a_macro_is_not_a_plain_field_list(tmp_path, src, kw):
-    """A new-user probe: ``struct P { float a; } ALIGN16;`` with ``#define ALIGN16
+    """New-user probes: ``struct P { float a; } ALIGN16;`` with ``#define ALIGN16
     __align__(16)`` was read as the plain 4-byte field list (a 4-byte value accepted for
-    the kernel's 16-byte struct), and ``struct ALIGN16 P`` was "unknown C type 'P'". A
-    ``#define``d name after the brace or before the struct's name may expand to an
-    alignment or a packing (the preprocessor is not run): the name is checked."""
+    the kernel's 16-byte struct), and so was each source below, which g++ lays out
+    otherwise (packed, aligned, or fields of another type or count); ``struct ALIGN16
+    P`` was "unknown C type 'P'". A ``#define``d name around or inside the definition,
+    an attribute of any parentheses, a definition inside a macro, a ``_Pragma`` of a
+    stringized parameter or an alignment on a declaration may change the layout (the
+    preprocessor is not run): the name is checked."""
     (tmp_path / "align.h").write_text("#define ALIGN16 __align__(16)\n")
     args = {"include_dirs": [tmp_path]} if kw.get("include_dirs") else dict(kw)
     k = CudaKernel(src + "__global__ void k(P p) {}", "k", **args)
@@ -241,9 +274,13 @@ def test_an_alignment_or_packing_behind_a_macro_is_not_a_plain_field_list(tmp_pa
 
 def test_a_declarator_or_an_initializer_after_a_struct_is_no_layout():
     """A variable declared after the brace (``} p1;``) leaves the plain field list, and
-    ``struct P p {1};`` (a variable's brace initializer) defines no struct ``p``."""
-    k = CudaKernel("struct P { float a; } p1;\nstruct P q {1.0f};\n"
-                   "__global__ void k(P p) {}", "k")
+    ``struct P p {1};`` (a variable's brace initializer) defines no struct ``p``; a
+    macro used elsewhere, a plain declaration and a struct in a function's body after a
+    call leave it too."""
+    k = CudaKernel("#define N 4\n#define SCALE(x) (x)\nstruct P;\n"
+                   "struct P { float a; } p1;\nstruct P q {1.0f};\n"
+                   "__device__ float f(float v) { struct L { int i; }; return SCALE(v); }\n"
+                   "__global__ void k(P p) { float b[N]; }", "k")
     assert [f for f, _ in k.params[0].ctype.fields] == ["a"]
     with pytest.raises(ValueError, match="unknown C type 'q'"):
         CudaKernel("struct P { float a; };\nstruct P q {1.0f};\n__global__ void k(q x) {}", "k")
@@ -399,7 +436,7 @@ def test_array_members_are_read_and_checked(gpu):  # noqa: F811
     ("float x[N]; int n;", r"struct 'P' field 'x' \('float x\[N\]'\) is an array that has size "
                            r"'N', which is not an integer literal \(the parser does not run the "
                            r"preprocessor or evaluate constants\).*'float x\[4\]'"),
-    ("static constexpr int N = 4; float x[N];", r"field 'x' .* has size 'N'"),
+    ("static constexpr int M = 4; float x[M];", r"field 'x' .* has size 'M'"),
     ("float m[3][2 * 2];", r"field 'm' \('float m\[3\]\[2 \* 2\]'\) .* size '2 \* 2'"),
     ("int n, x[SIZE];", r"field 'x' \('int x\[SIZE\]'\) is an array that has size 'SIZE'"),
     ("int n; float x[];", r"field 'x' \('float x\[\]'\) is an array that has no size "

@@ -18,8 +18,8 @@ from .._core.csource import SPACE as _S, code_only
 from .._core.errors import error
 from ._aliases import merge_structs, rank_value, typedef_names
 
-__all__ = ["find_structs", "packing_beyond", "match_brace", "member_statements", "member_declarator",
-           "StructLayoutError"]
+__all__ = ["find_structs", "packing_beyond", "stringized_packing", "match_brace",
+           "member_statements", "member_declarator", "StructLayoutError"]
 
 _SPLICE = re.compile(r"\\\r?\n")   # a backslash-newline: one logical line (C phase 2)
 
@@ -46,15 +46,22 @@ def match_brace(text: str, open_at: int) -> int:
 
 # what may stand between "struct" and its name: alignas(16), __align__(16),
 # __attribute__((aligned(16))), [[nodiscard]]
-_STRUCT_SPEC = (r"(?:alignas|__align__|__builtin_align__|__declspec)\s*\((?:[^()]|\([^()]*\))*\)"
-                r"|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\[\[[^\]]*\]\]")
+# (parentheses nested up to four deep: "__attribute__((aligned(sizeof(double) * 2)))",
+# "__attribute__( (aligned(16)) )"; brackets inside "[[gnu::aligned(sizeof(int[4]))]]")
+_PARENS = r"\((?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*\)"
+_STRUCT_SPEC = (r"(?:alignas|__align__|__builtin_align__|__declspec|__attribute__)\s*" + _PARENS
+                + r"|\[\[(?:[^\[\]]|\[[^\[\]]*\])*\]\]")
 # a name (or a call of one) between "struct" and the struct's name, which only a macro
 # can be there ("struct ALIGN16 P {", "struct AL(16) P {")
-_HEAD_MACRO = (r"(?!final\b)[^\W\d]\w*\b(?:\s*\((?:[^()]|\([^()]*\))*\))?"
+_HEAD_MACRO = (r"(?!final\b)[^\W\d]\w*\b(?:\s*" + _PARENS + ")?"
                r"(?=\s+(?:(?!final\b)[^\W\d]|\[\[))")
 _STRUCT_HEAD = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + "|" + _HEAD_MACRO
                           + r")\s*)*)(\w+)\s*(?:final\b\s*)?(:[^{;]*)?\{")
-_TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r")\s*)*)\w*\s*\{")
+# a declaration of a struct with an alignment ("struct __align__(16) P;"): the later
+# definition gets it too
+_STRUCT_DECLARATION = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + "|" + _HEAD_MACRO
+                                 + r")\s*)+)(\w+)\s*;")
+_TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r")\s*)*)(\w*)\s*\{")
 # after the closing brace: "} __attribute__((packed))", "} __align__(16)" (CUDA's macro)
 _PACKED_AFTER = re.compile(r"(?:\s*(?:" + _STRUCT_SPEC + r"))+")
 # the names of a declarator list after a closing brace, up to its ";"
@@ -97,6 +104,11 @@ def _packing(text: str) -> list[tuple[int, str]]:
 #: behind a macro): read on the raw text, since the literal is blanked in code only;
 #: where it stands is not followed (a macro may place it anywhere).
 _PRAGMA_OPERATOR_PACK = re.compile(r'\b_Pragma\s*\(\s*(?:u8|u|U|L)?"[^"\n]*\bpack\b[^"\n]*"')
+#: The ``_Pragma`` operator of an argument that is no literal: a macro's stringized
+#: parameter (``#define PRAGMA(x) _Pragma(#x)``), whose pragma is any one a call names.
+PRAGMA_OPERATOR_STRINGIZED = re.compile(r'\b_Pragma\s*\(\s*(?!(?:u8|u|U|L)?")')
+#: A call that may name a packing for such a macro: ``PRAGMA(pack(push, 1))``.
+PACK_CALL = re.compile(r"\bpack\s*\(")
 #: An ``#include`` line, where a packing in force reaches the included file's structs.
 _INCLUDE_LINE = re.compile(rf"^{_S}*(?:#|%:){_S}*include", re.M)
 
@@ -118,6 +130,25 @@ def packing_beyond(text: str) -> str:
         if now and now[0]:
             return now[0]
     return ""
+
+
+def _inside_macro(text: str, at: int) -> bool:
+    """Whether the definition at ``at`` is part of a macro: on a ``#define`` line, or
+    inside parentheses (a macro call's argument, ``PACK(struct P {...});``: the macro
+    may add an attribute)."""
+    line = text.rfind("\n", 0, at) + 1
+    if re.match(rf"{_S}*(?:#|%:){_S}*define\b", text[line:at]):
+        return True
+    return text.count("(", 0, at) > text.count(")", 0, at)
+
+
+def stringized_packing(texts) -> bool:
+    """Whether ``texts`` (a kernel's source, headers and options' defines) may pack
+    through a ``_Pragma`` of a stringized macro parameter: one of them has
+    ``_Pragma(#x)`` and one a call naming ``pack(...)`` (``PRAGMA(pack(push, 1))``).
+    Where the packing then acts is not followed: it counts for every struct."""
+    return (any(PRAGMA_OPERATOR_STRINGIZED.search(code_only(t)) for t in texts)
+            and any(PACK_CALL.search(code_only(t)) for t in texts))
 
 
 def find_structs(text: str, packed_from_elsewhere: str = "", macros=frozenset()) -> dict[str, str]:
@@ -148,7 +179,7 @@ def find_structs(text: str, packed_from_elsewhere: str = "", macros=frozenset())
 
     packing = _packing(text)
 
-    def layout(specs: str, base: str | None, start: int, end: int) -> str:
+    def layout(specs: str, base: str | None, start: int, end: int, body: str = "") -> str:
         """The text that makes the layout more than the fields ("" if none)."""
         after = _PACKED_AFTER.match(text, end)
         parts = [sp for sp in re.findall(_STRUCT_SPEC, specs + (after.group(0) if after else ""))
@@ -156,24 +187,47 @@ def find_structs(text: str, packed_from_elsewhere: str = "", macros=frozenset())
         # a name between "struct" and the struct's own (a macro), or a macro after the brace
         parts += _NAME.findall(re.sub(_STRUCT_SPEC, " ", specs))
         parts += _macros_after(text, after.end() if after else end, macros)
+        # a macro in a field's type or name ("REAL a;" with -DREAL=double); one in an
+        # array's bounds is the field's refusal (member_declarator), not a layout
+        parts += sorted(set(_NAME.findall(re.sub(r"\[[^\[\]]*\]", " ", body))) & macros)
+        parts += declared.get(name_of(start), [])   # "struct __align__(16) P;" before
+        if _inside_macro(text, start):
+            parts.append("(in a macro)")
         here = [p for at, p in packing if at <= start][-1:]   # a #pragma pack in force
         parts += here if here and here[0] else [elsewhere]
         return " ".join(p for p in parts + ([base.strip()] if base else []) if p)
 
+    declared: dict[str, list[str]] = {}   # alignments of a struct's declarations
+    for m in _STRUCT_DECLARATION.finditer(text):
+        specs = re.findall(_STRUCT_SPEC, m.group(1))
+        heads = _NAME.findall(re.sub(_STRUCT_SPEC, " ", m.group(1)))
+        if set(heads) <= macros:
+            declared.setdefault(m.group(2), []).extend(
+                [sp for sp in specs if "align" in sp or "pack" in sp] + heads)
+    names: dict[int, str] = {}
+
+    def name_of(start: int) -> str:
+        return names.get(start, "")
+
     for m in _STRUCT_HEAD.finditer(text):
+        names[m.start()] = m.group(2)
         if re.search(r"\benum\s*$", text[max(0, m.start() - 64):m.start()]):
             continue   # "enum class E { A, B }": a scoped enum, no struct
         if not set(_NAME.findall(re.sub(_STRUCT_SPEC, " ", m.group(1)))) <= macros:
             continue   # "struct A a {1};": a variable's brace initializer, no definition
         end = match_brace(text, m.end() - 1)
-        extra, body = layout(m.group(1), m.group(3), m.start(), end), text[m.end():end - 1]
+        body = text[m.end():end - 1]
+        extra = layout(m.group(1), m.group(3), m.start(), end, body)
         merge_structs(out, {m.group(2): f"({extra}); {body}" if extra else body})
     for m in _TYPEDEF_STRUCT.finditer(text):
         end = match_brace(text, m.end() - 1)
         after = _PACKED_AFTER.match(text, end)
         # "} P;", "} P, *PP;": each plain declarator names the struct
         for alias in typedef_names(text, after.end() if after else end):
-            extra, body = layout(m.group(1), None, m.start(), end), text[m.end():end - 1]
+            body = text[m.end():end - 1]
+            # "typedef struct AL16 {": a macro where the tag stands
+            specs = m.group(1) + (" " + m.group(2) if m.group(2) in macros else "")
+            extra = layout(specs, None, m.start(), end, body)
             merge_structs(out, {alias: f"({extra}); {body}" if extra else body})
     return out
 

@@ -26,7 +26,7 @@ from ._launch_config import Limits, launch_config
 from ._namespaces import split_name
 from ._params import macro_names, parse_signature
 from ._signature import Param, find_aliases, find_structs, merge_aliases, merge_structs
-from ._struct_defs import packing_beyond
+from ._struct_defs import packing_beyond, stringized_packing
 
 __all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
 
@@ -364,6 +364,8 @@ class CudaKernel:
         # the options' -D defines too: a macro that expands to _Pragma("pack(1)")
         texts = [*graph.texts.values(), self.source, defines_from_options(self.options)]
         leaks = [(id(t), p) for t, p in zip(texts, map(packing_beyond, texts)) if p]
+        if stringized_packing(texts):   # "_Pragma(#x)" and a call "PRAGMA(pack(1))"
+            return {id(t): "_Pragma(#x) with pack(...)" for t in texts}
         return {id(t): next((p for i, p in leaks if i != id(t)), "") for t in texts}
 
     def _struct_bodies(self, graph: IncludeGraph, beyond: dict | None = None,
