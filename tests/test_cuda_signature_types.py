@@ -298,6 +298,11 @@ def test_an_unnamed_elaborated_enum_parameter_is_read():
     "enum E { A = -1, B = -0x80000000 };",
     "enum E { A = -1, B = -1u };",
     "enum E { A = 08 };",                   # no octal literal: not read
+    # a packing or alignment attribute (a new-user probe: read as a 4-byte int, where g++
+    # gives the packed enum 1 byte)
+    "enum [[gnu::packed]] E { A, B };",
+    "enum E { A, B } __attribute__((packed));",
+    "enum E { A, B } __attribute__((aligned(8)));",
 ])
 def test_an_enum_of_unknown_size_is_refused_by_name(decl):
     """An unscoped enum without a fixed underlying type has the size the compiler picks

@@ -256,6 +256,8 @@ def test_a_balanced_packing_in_a_header_leaves_other_structs_plain(tmp_path):
     ("#define FLAGS flags : 3\nstruct P { char c; int FLAGS; };\n", {}),
     ("#define x x[2]\nstruct P { char c; float x[4]; };\n", {}),
     ("struct P { char c; float NAME; };\n", {"options": ("-DNAME=a[8]",)}),
+    # a field of a packed enum (1 byte, read as a 4-byte int)
+    ("enum [[gnu::packed]] E { A, B };\nstruct P { E e; char c; };\n", {}),
 ])
 def test_an_alignment_or_packing_behind_a_macro_is_not_a_plain_field_list(tmp_path, src, kw):
     """New-user probes: ``struct P { float a; } ALIGN16;`` with ``#define ALIGN16

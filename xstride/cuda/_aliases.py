@@ -26,8 +26,12 @@ _TEMPLATE_BEFORE = re.compile(r"\btemplate\s*<[^;{}]*>\s*$")
 
 
 # enum E { ... }, enum class E : short;, typedef enum [: T] { ... } E;
-_ENUM = re.compile(r"\benum\s+(class\s+|struct\s+)?(?:\[\[[^\]]*\]\]\s*)?([^\W\d]\w*)\s*"
+_ENUM = re.compile(r"\benum\s+(class\s+|struct\s+)?(\[\[[^\]]*\]\]\s*)?([^\W\d]\w*)\s*"
                    r"(?::\s*([^;{}]+?))?\s*([{;])")
+# a packing or alignment attribute of an enum ("enum [[gnu::packed]] E", "}
+# __attribute__((packed))"): the size of one of no fixed type is then the compiler's
+_ENUM_LAYOUT = re.compile(r"\b(?:packed|__packed__|aligned|__aligned__|__align__|alignas)\b")
+_ENUM_TAIL = re.compile(r"\s*(?:__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\[\[[^\]]*\]\])")
 _TYPEDEF_ENUM = re.compile(r"\btypedef\s+enum\b\s*(?:[^\W\d]\w*)?\s*(?::\s*([^;{}]+?))?\s*\{")
 # an enumerator: a name, optionally "= literal" (sign, digits, suffix)
 _ENUMERATOR = re.compile(r"^\s*[^\W\d]\w*\s*(?:=\s*([-+]?)\s*(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)"
@@ -104,7 +108,7 @@ def _enums(text: str) -> dict[str, str]:
     # an enum defined twice with other underlying types (#ifdef branches, a namespace's
     # beside a global one) is Conflicting, as an alias is: the last one was taken
     for m in _ENUM.finditer(text):
-        scoped, name, under, end = m.groups()
+        scoped, attribute, name, under, end = m.groups()
         if under:
             _add(out, name, under)
         elif scoped:
@@ -112,7 +116,9 @@ def _enums(text: str) -> dict[str, str]:
         elif end == "{":
             close = text.find("}", m.end())
             body = text[m.end():close if close >= 0 else len(text)]
-            _add(out, name, "int" if _plain_enum_is_int(body) else f"enum {name}")
+            tail = _ENUM_TAIL.match(text, close + 1) if close >= 0 else None
+            packed = _ENUM_LAYOUT.search((attribute or "") + (tail.group(0) if tail else ""))
+            _add(out, name, "int" if _plain_enum_is_int(body) and not packed else f"enum {name}")
         else:
             opaque.append(name)   # "enum E;": opaque, not C++ here
     for name in opaque:
