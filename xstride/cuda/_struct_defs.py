@@ -166,10 +166,14 @@ def find_structs(text: str, packed_from_elsewhere: str = "", macros=frozenset())
     (:func:`packing_beyond`), taken as in force wherever this text's own ``#pragma
     pack`` leaves none; a ``_Pragma("pack...")`` of this text counts as in force
     throughout it. ``macros``: the names ``#define``d in this text, its headers or the
-    options; one after the closing brace (``} ALIGN16;``) or between ``struct`` and the
-    struct's name (``struct ALIGN16 P``) makes the layout more than the fields too (it
-    may expand to an alignment or a packing: the preprocessor is not run). Another name
-    there (``struct A a {1};``) is a variable's initializer, no definition.
+    options; one after the closing brace (``} ALIGN16;``), between ``struct`` and the
+    struct's name (``struct ALIGN16 P``) or in a field's type or name (``REAL a;``, not
+    in an array's bounds) makes the layout more than the fields too (it may expand to
+    an alignment, a packing or another type: the preprocessor is not run). Another name
+    between ``struct`` and a name (``struct A a {1};``) is a variable's initializer, no
+    definition. So do a definition inside a macro (a call's parentheses, a ``#define``)
+    and an alignment on an earlier declaration of this text (``struct __align__(16)
+    P;``); attributes may nest parentheses four deep.
     """
     macros = frozenset(macros)
     op = _PRAGMA_OPERATOR_PACK.search(text)
