@@ -303,6 +303,8 @@ def test_an_unnamed_elaborated_enum_parameter_is_read():
     "enum [[gnu::packed]] E { A, B };",
     "enum E { A, B } __attribute__((packed));",
     "enum E { A, B } __attribute__((aligned(8)));",
+    "enum E { A, B } __attribute__((aligned(sizeof(int) * 2)));",
+    "enum E { A, B } __attribute__( (packed) );",
 ])
 def test_an_enum_of_unknown_size_is_refused_by_name(decl):
     """An unscoped enum without a fixed underlying type has the size the compiler picks

@@ -28,10 +28,17 @@ _TEMPLATE_BEFORE = re.compile(r"\btemplate\s*<[^;{}]*>\s*$")
 # enum E { ... }, enum class E : short;, typedef enum [: T] { ... } E;
 _ENUM = re.compile(r"\benum\s+(class\s+|struct\s+)?(\[\[[^\]]*\]\]\s*)?([^\W\d]\w*)\s*"
                    r"(?::\s*([^;{}]+?))?\s*([{;])")
+# what may stand between "struct" and its name, or after a struct's or enum's closing
+# brace: alignas(16), __align__(16), __attribute__((aligned(16))), [[nodiscard]]
+# (parentheses nested up to four deep: "__attribute__((aligned(sizeof(double) * 2)))",
+# "__attribute__( (aligned(16)) )"; brackets inside "[[gnu::aligned(sizeof(int[4]))]]")
+PARENS = r"\((?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*\)"
+LAYOUT_SPEC = (r"(?:alignas|__align__|__builtin_align__|__declspec|__attribute__)\s*" + PARENS
+               + r"|\[\[(?:[^\[\]]|\[[^\[\]]*\])*\]\]")
 # a packing or alignment attribute of an enum ("enum [[gnu::packed]] E", "}
 # __attribute__((packed))"): the size of one of no fixed type is then the compiler's
 _ENUM_LAYOUT = re.compile(r"\b(?:packed|__packed__|aligned|__aligned__|__align__|alignas)\b")
-_ENUM_TAIL = re.compile(r"\s*(?:__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\[\[[^\]]*\]\])")
+_ENUM_TAIL = re.compile(r"(?:\s*(?:" + LAYOUT_SPEC + "))+")
 _TYPEDEF_ENUM = re.compile(r"\btypedef\s+enum\b\s*(?:[^\W\d]\w*)?\s*(?::\s*([^;{}]+?))?\s*\{")
 # an enumerator: a name, optionally "= literal" (sign, digits, suffix)
 _ENUMERATOR = re.compile(r"^\s*[^\W\d]\w*\s*(?:=\s*([-+]?)\s*(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)"

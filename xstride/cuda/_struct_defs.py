@@ -16,7 +16,7 @@ import re
 
 from .._core.csource import SPACE as _S, code_only
 from .._core.errors import error
-from ._aliases import merge_structs, rank_value, typedef_names
+from ._aliases import LAYOUT_SPEC, PARENS, merge_structs, rank_value, typedef_names
 
 __all__ = ["find_structs", "packing_beyond", "stringized_packing", "match_brace",
            "member_statements", "member_declarator", "StructLayoutError"]
@@ -44,26 +44,21 @@ def match_brace(text: str, open_at: int) -> int:
     return len(text)
 
 
-# what may stand between "struct" and its name: alignas(16), __align__(16),
-# __attribute__((aligned(16))), [[nodiscard]]
-# (parentheses nested up to four deep: "__attribute__((aligned(sizeof(double) * 2)))",
-# "__attribute__( (aligned(16)) )"; brackets inside "[[gnu::aligned(sizeof(int[4]))]]")
-_PARENS = r"\((?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*\)"
-_STRUCT_SPEC = (r"(?:alignas|__align__|__builtin_align__|__declspec|__attribute__)\s*" + _PARENS
-                + r"|\[\[(?:[^\[\]]|\[[^\[\]]*\])*\]\]")
+# what may stand between "struct" and its name, or after its closing brace: LAYOUT_SPEC
+# (_aliases.py, which the enums share)
 # a name (or a call of one) between "struct" and the struct's name, which only a macro
 # can be there ("struct ALIGN16 P {", "struct AL(16) P {")
-_HEAD_MACRO = (r"(?!final\b)[^\W\d]\w*\b(?:\s*" + _PARENS + ")?"
+_HEAD_MACRO = (r"(?!final\b)[^\W\d]\w*\b(?:\s*" + PARENS + ")?"
                r"(?=\s+(?:(?!final\b)[^\W\d]|\[\[))")
-_STRUCT_HEAD = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + "|" + _HEAD_MACRO
+_STRUCT_HEAD = re.compile(r"\b(?:struct|class)\s+((?:(?:" + LAYOUT_SPEC + "|" + _HEAD_MACRO
                           + r")\s*)*)(\w+)\s*(?:final\b\s*)?(:[^{;]*)?\{")
 # a declaration of a struct with an alignment ("struct __align__(16) P;"): the later
 # definition gets it too
-_STRUCT_DECLARATION = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + "|" + _HEAD_MACRO
+_STRUCT_DECLARATION = re.compile(r"\b(?:struct|class)\s+((?:(?:" + LAYOUT_SPEC + "|" + _HEAD_MACRO
                                  + r")\s*)+)(\w+)\s*;")
-_TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r")\s*)*)(\w*)\s*\{")
+_TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + LAYOUT_SPEC + r")\s*)*)(\w*)\s*\{")
 # after the closing brace: "} __attribute__((packed))", "} __align__(16)" (CUDA's macro)
-_PACKED_AFTER = re.compile(r"(?:\s*(?:" + _STRUCT_SPEC + r"))+")
+_PACKED_AFTER = re.compile(r"(?:\s*(?:" + LAYOUT_SPEC + r"))+")
 # the names of a declarator list after a closing brace, up to its ";"
 _TAIL = re.compile(r"[^;{}]*")
 _NAME = re.compile(r"(?<![\w.])[^\W\d]\w*")
@@ -186,10 +181,10 @@ def find_structs(text: str, packed_from_elsewhere: str = "", macros=frozenset())
     def layout(specs: str, base: str | None, start: int, end: int, body: str = "") -> str:
         """The text that makes the layout more than the fields ("" if none)."""
         after = _PACKED_AFTER.match(text, end)
-        parts = [sp for sp in re.findall(_STRUCT_SPEC, specs + (after.group(0) if after else ""))
+        parts = [sp for sp in re.findall(LAYOUT_SPEC, specs + (after.group(0) if after else ""))
                  if "align" in sp or "pack" in sp]
         # a name between "struct" and the struct's own (a macro), or a macro after the brace
-        parts += _NAME.findall(re.sub(_STRUCT_SPEC, " ", specs))
+        parts += _NAME.findall(re.sub(LAYOUT_SPEC, " ", specs))
         parts += _macros_after(text, after.end() if after else end, macros)
         # a macro in a field's type or name ("REAL a;" with -DREAL=double); one in an
         # array's bounds is the field's refusal (member_declarator), not a layout
@@ -203,8 +198,8 @@ def find_structs(text: str, packed_from_elsewhere: str = "", macros=frozenset())
 
     declared: dict[str, list[str]] = {}   # alignments of a struct's declarations
     for m in _STRUCT_DECLARATION.finditer(text):
-        specs = re.findall(_STRUCT_SPEC, m.group(1))
-        heads = _NAME.findall(re.sub(_STRUCT_SPEC, " ", m.group(1)))
+        specs = re.findall(LAYOUT_SPEC, m.group(1))
+        heads = _NAME.findall(re.sub(LAYOUT_SPEC, " ", m.group(1)))
         if set(heads) <= macros:
             declared.setdefault(m.group(2), []).extend(
                 [sp for sp in specs if "align" in sp or "pack" in sp] + heads)
@@ -217,7 +212,7 @@ def find_structs(text: str, packed_from_elsewhere: str = "", macros=frozenset())
         names[m.start()] = m.group(2)
         if re.search(r"\benum\s*$", text[max(0, m.start() - 64):m.start()]):
             continue   # "enum class E { A, B }": a scoped enum, no struct
-        if not set(_NAME.findall(re.sub(_STRUCT_SPEC, " ", m.group(1)))) <= macros:
+        if not set(_NAME.findall(re.sub(LAYOUT_SPEC, " ", m.group(1)))) <= macros:
             continue   # "struct A a {1};": a variable's brace initializer, no definition
         end = match_brace(text, m.end() - 1)
         body = text[m.end():end - 1]
